@@ -1,0 +1,162 @@
+"""What WI learned, generation by generation (``section:characterization``).
+
+* ``n_strong``: |S| per generation, the "#strong" curves of ``fig:F1_WI`` and its siblings.
+* the matrix Q: which variables were strong at each recorded generation. Stored as packed
+  bits (n/8 bytes a generation) and optionally thinned (``every``), so long runs at large n
+  stay small. Q of several runs or restarts is their sum (:func:`aggregate`), as in the paper
+  where Q_ij counts the runs that put variable i into S at generation j.
+* beyond the paper: pair counts, how often each pair (i, j) had |corr| > theta. Divided by
+  the number of WI calls this is a dependency graph a user can read (e.g. Rosenbrock's chain).
+  It costs an ``(n, n)`` uint32 array, so it is off by default above ``PAIR_COUNTS_AUTO_LIMIT``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+PAIR_COUNTS_AUTO_LIMIT = 2000
+
+
+class StructureRecord:
+    """The learned structure of one run (or, after :func:`aggregate`, of several)."""
+
+    def __init__(self, dimension: int, *, every: int = 1, pairs: bool = False) -> None:
+        if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
+            raise ValueError(f"record_every: expected a positive integer; got {every!r}")
+        self.dimension = int(dimension)
+        self.every = int(every)
+        self._generations: list[int] = []
+        self._evaluations: list[int] = []
+        self._n_strong: list[int] = []
+        self._q_generations: list[int] = []
+        self._q_evaluations: list[int] = []
+        self._q_bits: list[NDArray[np.uint8]] = []
+        self.pair_counts: NDArray[np.uint32] | None = (
+            np.zeros((dimension, dimension), dtype=np.uint32) if pairs else None
+        )
+        self.n_wi_calls = 0
+        self.n_runs = 1
+
+    def add(self, generation: int, evaluations: int, strong: NDArray[np.bool_]) -> None:
+        """Record the strong set S found by WI at ``generation`` (after ``evaluations`` evaluations)."""
+        self.n_wi_calls += 1
+        self._generations.append(generation)
+        self._evaluations.append(evaluations)
+        self._n_strong.append(int(strong.sum()))
+        if (len(self._generations) - 1) % self.every == 0:
+            self._q_generations.append(generation)
+            self._q_evaluations.append(evaluations)
+            self._q_bits.append(np.packbits(strong))
+
+    @property
+    def generations(self) -> NDArray[np.int64]:
+        """The generation index of each WI call."""
+        return np.asarray(self._generations, dtype=np.int64)
+
+    @property
+    def evaluations(self) -> NDArray[np.int64]:
+        """The number of evaluations told before each WI call (the paper's #eval axis)."""
+        return np.asarray(self._evaluations, dtype=np.int64)
+
+    @property
+    def n_strong(self) -> NDArray[np.int64]:
+        """|S| per WI call: the #strong curve."""
+        return np.asarray(self._n_strong, dtype=np.int64)
+
+    @property
+    def q_generations(self) -> NDArray[np.int64]:
+        """The generations that have a column in Q (every ``every``-th WI call)."""
+        return np.asarray(self._q_generations, dtype=np.int64)
+
+    @property
+    def q_evaluations(self) -> NDArray[np.int64]:
+        return np.asarray(self._q_evaluations, dtype=np.int64)
+
+    def q_matrix(self) -> NDArray[np.int64]:
+        """Q, shape ``(dimension, recorded generations)``: 1 where variable i was strong."""
+        if not self._q_bits:
+            return np.zeros((self.dimension, 0), dtype=np.int64)
+        bits = np.unpackbits(np.stack(self._q_bits), axis=1, count=self.dimension)
+        return bits.T.astype(np.int64)
+
+    def strong_frequency(self) -> NDArray[np.float64]:
+        """For each variable, the fraction of recorded generations in which it was strong."""
+        q = self.q_matrix()
+        return q.mean(axis=1) if q.shape[1] else np.zeros(self.dimension)
+
+    def pair_frequency(self) -> NDArray[np.float64]:
+        """Symmetric ``(n, n)``: fraction of WI calls in which |corr(x_i, x_j)| > theta."""
+        if self.pair_counts is None:
+            raise ValueError(
+                "pair counts were not recorded: create the strategy with record_pairs=True "
+                f"(off by default above {PAIR_COUNTS_AUTO_LIMIT} variables)"
+            )
+        counts = self.pair_counts.astype(np.float64)
+        sym = counts + counts.T
+        return sym / max(self.n_wi_calls, 1)
+
+    def dependency_edges(self, min_frequency: float = 0.5) -> list[tuple[int, int, float]]:
+        """Pairs ``(i, j, frequency)`` with i < j found dependent in at least ``min_frequency`` of WI calls."""
+        if not 0.0 <= min_frequency <= 1.0:
+            raise ValueError(f"min_frequency: expected a value in [0, 1]; got {min_frequency!r}")
+        freq = np.triu(self.pair_frequency(), 1)
+        i, j = np.nonzero(freq >= min_frequency) if min_frequency > 0 else np.triu_indices(self.dimension, 1)
+        order = np.argsort(-freq[i, j], kind="stable")
+        return [(int(a), int(b), float(freq[a, b])) for a, b in zip(i[order], j[order])]
+
+    def to_dict(self, *, include_q: bool = True, include_pairs: bool = False) -> dict[str, Any]:
+        """A JSON-ready summary."""
+        out: dict[str, Any] = {
+            "dimension": self.dimension,
+            "n_runs": self.n_runs,
+            "n_wi_calls": self.n_wi_calls,
+            "generations": self._generations,
+            "evaluations": self._evaluations,
+            "n_strong": self._n_strong,
+            "strong_frequency": self.strong_frequency().tolist(),
+        }
+        if include_q:
+            out["q_generations"] = self._q_generations
+            out["q"] = self.q_matrix().tolist()
+        if include_pairs and self.pair_counts is not None:
+            out["pair_frequency"] = self.pair_frequency().tolist()
+        return out
+
+
+def aggregate(records: Sequence[StructureRecord]) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64] | None]:
+    """Combine several runs as the paper does: mean #strong, summed Q, mean pair frequency.
+
+    Runs are aligned by WI call (generation); a run that stopped earlier simply contributes
+    nothing to later columns. Returns ``(mean_n_strong, q_counts, pair_frequency)``: the mean
+    #strong over the runs that reached each generation, Q as counts of runs (shape
+    ``(dimension, longest run's recorded generations)``), and the pair frequency over all WI
+    calls of all runs (``None`` unless every record has pair counts).
+    """
+    if not records:
+        raise ValueError("records: expected at least one StructureRecord")
+    dims = {r.dimension for r in records}
+    if len(dims) != 1:
+        raise ValueError(f"records: all runs must have the same dimension; got {sorted(dims)}")
+    n = dims.pop()
+    longest = max(len(r.n_strong) for r in records)
+    total = np.zeros(longest)
+    count = np.zeros(longest)
+    for r in records:
+        s = r.n_strong
+        total[: s.size] += s
+        count[: s.size] += 1
+    mean_strong = np.divide(total, count, out=np.zeros(longest), where=count > 0)
+    qs = [r.q_matrix() for r in records]
+    q = np.zeros((n, max(x.shape[1] for x in qs)), dtype=np.int64)
+    for x in qs:
+        q[:, : x.shape[1]] += x
+    pairs = None
+    if all(r.pair_counts is not None for r in records):
+        summed = sum(r.pair_counts.astype(np.float64) for r in records)  # type: ignore[union-attr]
+        calls = sum(r.n_wi_calls for r in records)
+        pairs = (summed + summed.T) / max(calls, 1)
+    return mean_strong, q, pairs

@@ -1,0 +1,71 @@
+"""The paper's algorithms as configurations of one engine.
+
+Every baseline and ablation of the paper is EDA-MCC with a different answer to three
+questions: is WI applied, how is the strong set S grouped, and which multivariate model does
+each group get. MIMIC_c^G is the one model outside that family (a chain, not groups).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One algorithm of the paper.
+
+    Attributes:
+        name: registry key.
+        description: what it is and where the paper uses it.
+        identify_weak: apply WI (``fig:WI flow``); otherwise every variable is in S.
+        grouping: ``"random"`` (SM, ``fig:SM flow``), ``"greedy"`` (SM-GC, ``fig:SM-GC_flow``),
+            ``"single"`` (all of S in one group) or ``"none"`` (no multivariate model at all).
+        block_scaling: ``"eeda"`` or ``"emna"`` for the multivariate groups.
+        chain: MIMIC_c^G's chain model instead of groups.
+    """
+
+    name: str
+    description: str
+    identify_weak: bool
+    grouping: str
+    block_scaling: str = "eeda"
+    chain: bool = False
+
+    @property
+    def uses_c(self) -> bool:
+        """Whether the subspace capacity c matters for this variant."""
+        return self.grouping in ("random", "greedy")
+
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        Variant("edamcc", "EDA-MCC: WI + random SM, UMDAc on W, EEDA on each group (fig:EDA-MCC flow)", True, "random"),
+        Variant(
+            "edamcc-emna",
+            "EDA-MCC with EMNA_global groups instead of EEDA (tab:AdditionalExp_F5F6F9)",
+            True,
+            "random",
+            "emna",
+        ),
+        Variant("edamcc-gc", "EDA-MCC-GC: WI + greedy-clustering SM (fig:SM-GC_flow, tab:EDA-MCC-GC)", True, "greedy"),
+        Variant("wi-only", "'WI only': WI, all of S in one EEDA model (tab:WISM_vs_SM_vs_WI:Solutions)", True, "single"),
+        Variant("sm-only", "'SM only': no WI, random SM of all variables (tab:WISM_vs_SM_vs_WI:Solutions)", False, "random"),
+        Variant("umdac", "UMDA_c^G: independent Gaussians, ML estimates (tab:solution_results)", False, "none"),
+        Variant("emna-global", "EMNA_global: one ML multivariate Gaussian (tab:solution_results)", False, "single", "emna"),
+        Variant("eeda", "EEDA: one multivariate Gaussian, smallest eigenvalue := largest (Wagner et al. 2004)", False, "single"),
+        Variant("mimic", "MIMIC_c^G: chain-structured Gaussian (Larranaga et al. 2000; tab:500D_results)", False, "none", chain=True),
+    )
+}
+
+
+def get_variant(name: str | Variant) -> Variant:
+    """Look a variant up by name (case-insensitive, ``_`` and ``-`` alike)."""
+    if isinstance(name, Variant):
+        return name
+    if not isinstance(name, str):
+        raise TypeError(f"variant: expected a name such as 'edamcc'; got {name!r}")
+    key = name.strip().lower().replace("_", "-")
+    if key not in VARIANTS:
+        raise ValueError(f"variant: unknown name {name!r}; expected one of {sorted(VARIANTS)}")
+    return VARIANTS[key]
