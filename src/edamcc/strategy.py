@@ -231,6 +231,11 @@ class EDAMCCStrategy:
         return self._lower.copy(), self._upper.copy()
 
     @property
+    def max_evaluations(self) -> int | None:
+        """The evaluation budget, or None."""
+        return self._max_evaluations
+
+    @property
     def generation(self) -> int:
         """Index of the current (open) generation; 0 is the uniform one."""
         return self._generation
@@ -451,8 +456,12 @@ class EDAMCCStrategy:
         finite = np.isfinite(pop_f)
         ranked = np.where(finite, pop_f, np.inf)  # NaN and -inf/+inf rank worst
         n_finite = int(finite.sum())
+        order = np.argsort(ranked, kind="stable")  # ties: the old elite first, then by index
+        if n_finite:
+            # The elite is the population's best by this ranking, so that tied values never
+            # make the trajectory depend on the order of the tells.
+            self._elite_x, self._elite_f = pop_x[order[0]].copy(), float(pop_f[order[0]])
         if n_finite >= 2:
-            order = np.argsort(ranked, kind="stable")
             selected = pop_x[order[: min(self._m, n_finite)]]  # step 1: truncation selection
             self._model = self._fit(selected)
         # else: fewer than two finite values carry no spread; the model stays as it was.

@@ -1,0 +1,149 @@
+"""F1-F13: optima, batch vs rows, hand-computed values, generated data, explicit data."""
+
+import numpy as np
+import pytest
+
+from edamcc.functions import (
+    condition_two_matrix,
+    get_function,
+    list_functions,
+    random_orthogonal,
+    schwefel_206_on_bounds,
+)
+
+NAMES = [f"F{i}" for i in range(1, 14)]
+BIASES = {"F2": -450.0, "F8": 390.0, "F9": -450.0, "F10": -310.0, "F12": -330.0, "F13": -130.0}
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("n", [2, 10, 50, 100, 500])
+def test_optimum_value_at_optimum_location(name, n):
+    f = get_function(name, n, seed=3)
+    assert f.optimum_value == pytest.approx(BIASES.get(name, 0.0), abs=1e-9 * max(1.0, abs(BIASES.get(name, 0.0))))
+    assert f(f.optimum_x) == f.optimum_value
+    assert np.all(f.optimum_x >= f.lower) and np.all(f.optimum_x <= f.upper)
+    # the optimum is a minimum: random points of the box are worse
+    x = np.random.default_rng(0).uniform(f.lower, f.upper, size=(64, n))
+    assert np.all(f(x) > f.optimum_value)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_batch_equals_row_by_row_and_returns_shape_k(name):
+    f = get_function(name, 30, seed=1)
+    x = np.random.default_rng(1).uniform(f.lower, f.upper, size=(17, 30))
+    batch = f(x)
+    assert batch.shape == (17,)
+    np.testing.assert_allclose(batch, [f(row) for row in x], rtol=1e-12)
+    assert isinstance(f(x[0]), float)
+
+
+def test_domains_follow_the_table():
+    domains = {f.name: (f.lower, f.upper) for f in (get_function(n, 5) for n in NAMES)}
+    assert domains["F5"] == domains["F6"] == (-10, 10)
+    assert domains["F7"] == (-100, 100)  # changed from Yao et al.'s [-30, 30]
+    assert domains["F11"] == domains["F12"] == (-5, 5)  # changed from [-5.12, 5.12]
+    assert domains["F13"] == (-3, 1)
+    assert all(domains[n] == (-100, 100) for n in ("F1", "F2", "F3", "F4", "F8", "F9", "F10"))
+
+
+def test_hand_computed_values():
+    x = np.array([1.0, -2.0, 3.0])
+    assert get_function("F1", 3)(x) == 14.0
+    assert get_function("F3", 3)(x) == 3.0
+    # F5: sum_i (x1 - xi^2)^2 + (xi - 1)^2 = (1-1)^2+0 + (1-4)^2+9 + (1-9)^2+4 = 0 + 18 + 68
+    assert get_function("F5", 3)(x) == 86.0
+    # F7: 100 (x2 - x1^2)^2 + (x1 - 1)^2 + 100 (x3 - x2^2)^2 + (x2 - 1)^2 = 900 + 0 + 100 + 9
+    assert get_function("F7", 3)(x) == 1009.0
+    # F11 at integers: sum x^2 (the cosine terms cancel the +10)
+    assert get_function("F11", 3)(x) == pytest.approx(14.0, abs=1e-12)
+    f2 = get_function("F2", 3, shift=[1.0, 1.0, 1.0])
+    assert f2(x) == pytest.approx(0 + 9 + 4 - 450.0)
+    f8 = get_function("F8", 2, shift=[0.0, 0.0])  # z = x + 1
+    assert f8([0.0, 0.0]) == pytest.approx(100 * (1 - 1) ** 2 + 0 + 390.0)
+    assert f8([-1.0, -1.0]) == pytest.approx(100 * (0 - 0) ** 2 + 1 + 390.0)
+    # F13 at z = 0: each term F8(F2(0, 0)) = F8(1) = 1/4000 - cos(1) + 1
+    f13 = get_function("F13", 4, shift=np.ones(4) - 1.0)  # z = x - o + 1 = x + 1 ... choose x = -1
+    assert f13(-np.ones(4)) == pytest.approx(4 * (1 / 4000 - np.cos(1.0) + 1) - 130.0)
+    # F9 with identity rotation: weights 1e6^((i-1)/(n-1)) = 1, 1e3, 1e6
+    f9 = get_function("F9", 3, shift=np.zeros(3), rotation=np.eye(3))
+    assert f9(np.ones(3)) == pytest.approx(1 + 1e3 + 1e6 - 450.0)
+    # F10 with identity A: max |x - o| after putting o on the bounds
+    f10 = get_function("F10", 4, shift=np.zeros(4), matrix=np.eye(4))
+    np.testing.assert_array_equal(f10.optimum_x, [-100, 0, 100, 100])
+    assert f10(np.zeros(4)) == pytest.approx(100.0 - 310.0)
+
+
+def test_official_rotation_convention_multiplies_row_vectors():
+    m = np.array([[1.0, 2.0], [0.0, 1.0]])  # not symmetric: x M differs from M x
+    f = get_function("F12", 2, shift=np.zeros(2), rotation=m)
+    x = np.array([0.25, 0.0])
+    z = x @ m  # (0.25, 0.5)
+    expected = np.sum(z**2 - 10 * np.cos(2 * np.pi * z) + 10) - 330.0
+    assert f(x) == pytest.approx(expected)
+
+
+def test_generated_rotations_are_orthogonal_and_condition_two():
+    rng = np.random.default_rng(0)
+    for n in (2, 10, 100):
+        q = random_orthogonal(n, rng)
+        np.testing.assert_allclose(q @ q.T, np.eye(n), atol=1e-12)
+        m = condition_two_matrix(n, rng)
+        assert np.linalg.cond(m) == pytest.approx(2.0, rel=1e-9)
+    f9 = get_function("F9", 50, seed=2)
+    np.testing.assert_allclose(f9.data["rotation"] @ f9.data["rotation"].T, np.eye(50), atol=1e-12)
+    assert np.linalg.cond(get_function("F12", 50, seed=2).data["rotation"]) == pytest.approx(2.0)
+
+
+def test_f10_data_follows_the_official_procedure():
+    f = get_function("F10", 10, seed=4)
+    a, o = f.data["matrix"], f.optimum_x
+    assert np.all(a == np.round(a)) and np.abs(a).max() <= 100
+    assert np.linalg.matrix_rank(a) == 10
+    # 1-based: o(1:ceil(D/4)) = -100 and o(max(floor(0.75 D), 1):D) = 100
+    np.testing.assert_array_equal(o[:3], -100.0)
+    np.testing.assert_array_equal(o[6:], 100.0)
+    assert np.all(np.abs(o[3:6]) < 100)
+    np.testing.assert_array_equal(schwefel_206_on_bounds(np.zeros(1)), [100.0])
+
+
+def test_generated_shifts_lie_in_the_cec_ranges():
+    ranges = {"F2": 100, "F4": 100, "F8": 90, "F9": 100, "F12": 5}
+    for name, r in ranges.items():
+        o = get_function(name, 1000, seed=1).optimum_x
+        assert np.abs(o).max() <= r and np.abs(o).max() > 0.9 * r
+    o13 = get_function("F13", 1000, seed=1).optimum_x
+    assert o13.min() >= -1 and o13.max() <= 0
+
+
+def test_same_seed_same_instance_different_seed_different_instance():
+    a, b, c = get_function("F12", 20, seed=5), get_function("F12", 20, seed=5), get_function("F12", 20, seed=6)
+    np.testing.assert_array_equal(a.optimum_x, b.optimum_x)
+    np.testing.assert_array_equal(a.data["rotation"], b.data["rotation"])
+    assert not np.array_equal(a.optimum_x, c.optimum_x)
+
+
+def test_explicit_data_is_honoured_and_truncated_to_the_dimension():
+    shift = np.linspace(-50, 50, 100)  # like an official 100-value data row
+    f = get_function("F2", 10, shift=shift)
+    np.testing.assert_array_equal(f.optimum_x, shift[:10])
+    rot = random_orthogonal(30, np.random.default_rng(0))
+    g = get_function("F9", 10, shift=shift, rotation=rot)
+    np.testing.assert_array_equal(g.data["rotation"], rot[:10, :10])
+
+
+def test_registry_lookup_by_name_and_alias_and_errors():
+    assert [n for n, _, _ in list_functions()] == NAMES
+    assert get_function("shifted_rosenbrock", 5).name == "F8"
+    assert get_function("f8", 5).name == "F8"
+    with pytest.raises(ValueError, match="unknown function"):
+        get_function("F14", 5)
+    with pytest.raises(ValueError, match="dimension"):
+        get_function("F1", 0)
+    with pytest.raises(ValueError, match="at least 2"):
+        get_function("F7", 1)
+    with pytest.raises(ValueError, match="rotation"):
+        get_function("F2", 5, rotation=np.eye(5))
+    with pytest.raises(ValueError, match="shift: expected a vector of at least 5"):
+        get_function("F2", 5, shift=[1.0, 2.0])
+    with pytest.raises(ValueError, match=r"x: F1 is 5-dimensional"):
+        get_function("F1", 5)(np.zeros((2, 4)))

@@ -1,0 +1,91 @@
+"""minimize(): SciPy-style driver, parallel workers, callbacks, vectorized objectives."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from edamcc import minimize
+
+
+def sphere(x):
+    return float(np.sum(np.asarray(x) ** 2))
+
+
+def vsphere(x):
+    return np.sum(x**2, axis=1)
+
+
+def test_minimize_returns_an_optimize_result_with_structure():
+    res = minimize(sphere, [(-5, 5)] * 5, budget=2000, seed=1, population_size=40)
+    assert res.nfev == 2000
+    assert res.fun < 1e-3 and res.x.shape == (5,)
+    assert res.success and "budget" in res.message
+    assert res.nit == res.strategy.generation
+    assert res.structure.n_strong.size > 0
+
+
+def test_default_budget_is_ten_thousand_times_n():
+    res = minimize(vsphere, [(-5, 5)] * 2, seed=1, vectorized=True, population_size=20)
+    assert res.strategy.max_evaluations == 20_000
+    assert res.nfev <= 20_000
+
+
+def test_vectorized_and_workers_give_the_same_run_as_serial():
+    serial = minimize(sphere, [(-5, 5)] * 6, budget=1500, seed=3, population_size=30)
+    vec = minimize(vsphere, [(-5, 5)] * 6, budget=1500, seed=3, population_size=30, vectorized=True)
+    with ThreadPoolExecutor(2) as pool:
+        par = minimize(sphere, [(-5, 5)] * 6, budget=1500, seed=3, population_size=30, workers=pool.map)
+    assert serial.fun == vec.fun == par.fun
+    np.testing.assert_array_equal(serial.x, par.x)
+
+
+def test_integer_workers_use_processes():
+    res = minimize(sphere, [(-5, 5)] * 3, budget=120, seed=0, population_size=20, workers=2)
+    ref = minimize(sphere, [(-5, 5)] * 3, budget=120, seed=0, population_size=20)
+    assert res.fun == ref.fun
+
+
+def test_callback_can_stop_the_run():
+    seen = []
+
+    def callback(intermediate):
+        seen.append(intermediate.nfev)
+        return intermediate.nit >= 3
+
+    res = minimize(sphere, [(-5, 5)] * 3, budget=10_000, seed=0, population_size=20, callback=callback)
+    assert res.nit == 3 and "callback" in res.message
+    assert seen == [20, 39, 58]
+
+    def raising(intermediate):
+        raise StopIteration
+
+    assert minimize(sphere, [(-5, 5)] * 3, budget=10_000, seed=0, population_size=20, callback=raising).nit == 1
+
+
+def test_target_and_variant_and_options_pass_through():
+    res = minimize(vsphere, [(-5, 5)] * 4, budget=50_000, seed=0, vectorized=True, target=1e-2, variant="umdac", population_size=20)
+    assert res.fun <= 1e-2 and res.nfev < 50_000 and "target" in res.message and res.strategy.variant.name == "umdac"
+
+
+def test_bad_arguments_raise():
+    with pytest.raises(TypeError, match="fun"):
+        minimize(3, [(-1, 1)])
+    with pytest.raises(ValueError, match="budget"):
+        minimize(sphere, [(-1, 1)], budget=0)
+    with pytest.raises(ValueError, match="workers"):
+        minimize(sphere, [(-1, 1)], budget=10, workers=0)
+    with pytest.raises(TypeError, match="max_evaluations"):
+        minimize(sphere, [(-1, 1)], max_evaluations=10)
+    with pytest.raises(ValueError, match="fun: with vectorized=True"):
+        minimize(lambda x: np.zeros(3), [(-1, 1)] * 2, budget=100, vectorized=True, population_size=10)
+    with pytest.raises(ValueError, match="one scalar per point"):
+        minimize(lambda x: np.zeros(2), [(-1, 1)] * 2, budget=100, population_size=10)
+
+
+def test_nan_objective_values_are_survived():
+    def sometimes_nan(x):
+        return np.nan if x[0] > 0.5 else sphere(x)
+
+    res = minimize(sometimes_nan, [(-1, 1)] * 3, budget=3000, seed=0, population_size=30)
+    assert np.isfinite(res.fun) and res.fun < 1e-3
