@@ -66,7 +66,8 @@ def minimize(
             then be picklable). Ignored with ``vectorized=True``.
         vectorized: ``fun`` takes the whole ``(k, n)`` batch.
         callback: called after every generation with an :class:`~scipy.optimize.OptimizeResult`
-            (``x``, ``fun``, ``nfev``, ``nit``); returning True or raising StopIteration stops.
+            (``x``, ``fun``, ``nfev``, ``nit``, and ``strategy`` to read the learned structure);
+            returning True or raising StopIteration stops.
         target: stop once a value ``<= target`` is found.
         disp: print one progress line per 10 generations.
         **options: any keyword of :class:`EDAMCCStrategy` (``population_size``, ``theta``,
@@ -119,7 +120,7 @@ def minimize(
                 print(f"gen {es.generation:6d}  nfev {es.evaluations:9d}  best {es.best_f: .6e}  #strong {n_strong}", flush=True)
             if callback is not None:
                 try:
-                    stop = callback(OptimizeResult(x=es.best_x, fun=es.best_f, nfev=es.evaluations, nit=es.generation))
+                    stop = callback(OptimizeResult(x=es.best_x, fun=es.best_f, nfev=es.evaluations, nit=es.generation, strategy=es))
                 except StopIteration:
                     stop = True
                 if stop:

@@ -1,0 +1,7 @@
+"""Adapters that plug EDA-MCC into other libraries; installed as ``edamcc.adapters``.
+
+* :mod:`edamcc.adapters.nevergrad_optimizer`: ``ng.optimizers.registry["EDAMCC"]``.
+* :mod:`edamcc.adapters.optuna_sampler`: ``EDAMCCSampler`` for Optuna studies.
+
+Each imports its library only when imported itself, so the core needs neither.
+"""
