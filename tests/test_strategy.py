@@ -498,3 +498,27 @@ def test_eeda_and_emna_differ_only_in_the_eigenvalue_reset():
 def test_repr_mentions_variant_and_progress():
     es = make()
     assert "variant='edamcc'" in repr(es) and "generation=0" in repr(es)
+
+
+def test_candidates_lost_with_a_dead_worker_do_not_block_the_generation():
+    es = make(n=3, population_size=10, seed=0)
+    lost = es.ask()  # handed out, never told: the worker died
+    for _ in range(10):
+        x = es.ask_extra(1)
+        es.tell(x, sphere(x))
+    assert es.generation == 1  # a full generation's worth of told extras closes it
+    es.tell(lost[:2], sphere(lost[:2]))  # told late: still accepted, they join the next selection
+    assert es.evaluations == 12
+
+
+def test_inject_adds_unasked_evaluations_to_the_selection():
+    es = make(n=3, population_size=10, variant="umdac", seed=0)
+    es.inject(np.zeros(3), -1.0)
+    assert es.best_f == -1.0 and es.evaluations == 1
+    x = es.ask()
+    es.tell(x, sphere(x))
+    np.testing.assert_array_equal(es.best_x, np.zeros(3))
+    with pytest.raises(ValueError, match="finite"):
+        es.inject([np.nan, 0, 0], 1.0)
+    with pytest.raises(ValueError, match="x: expected shape"):
+        es.inject(np.zeros(4), 1.0)

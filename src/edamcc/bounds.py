@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-REPAIR_METHODS = ("clip", "reflect")
+REPAIR_METHODS = ("clip", "reflect", "none")
 
 
 def parse_bounds(bounds: Any, dimension: int | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -85,8 +85,11 @@ def repair(x: NDArray[np.float64], lower: NDArray[np.float64], upper: NDArray[np
 
     ``"clip"`` sets an out-of-range coordinate to the nearest bound. ``"reflect"`` mirrors it
     at the bound it crossed (repeatedly, so any value lands inside), which keeps repaired
-    samples off the faces of the box.
+    samples off the faces of the box. ``"none"`` leaves samples as drawn: the box then only
+    defines the uniform first generation (for unbounded spaces).
     """
+    if method == "none":
+        return
     if method == "clip":
         np.clip(x, lower, upper, out=x)
     elif method == "reflect":

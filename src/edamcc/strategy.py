@@ -94,7 +94,8 @@ class EDAMCCStrategy:
         theta: WI threshold in [0, 1] (paper 0.3).
         c: subspace capacity, the largest group size, >= 1 (paper 20 at 50/100D, 100 at 500D).
         variant: an algorithm of :data:`edamcc.VARIANTS` (default ``"edamcc"``).
-        repair: ``"clip"`` (default) or ``"reflect"`` for samples outside the box.
+        repair: ``"clip"`` (default) or ``"reflect"`` for samples outside the box, or
+            ``"none"``: the box only defines the uniform first generation (unbounded spaces).
         seed: an int, a :class:`numpy.random.SeedSequence`, a :class:`numpy.random.Generator`
             (used as is, not copied) or ``None``.
         max_evaluations: optional budget; :meth:`ask` never hands out more candidates than it
@@ -318,7 +319,9 @@ class EDAMCCStrategy:
 
         For steady-state use with more workers than outstanding candidates. Extra candidates
         are not needed to close a generation; each one told before or after joins the next
-        selection (with the elite and the generation's candidates), and is never lost.
+        selection (with the elite and the generation's candidates), and is never lost. Once
+        extras are told, a generation also closes when it holds as many told values as it has
+        candidates, so candidates lost with a dead worker cannot block it.
         """
         if not _is_int(k) or k < 0:
             raise ValueError(f"k: expected a non-negative integer; got {k!r}")
@@ -389,8 +392,45 @@ class EDAMCCStrategy:
             self._extra_x = self._extra_x[keep]
             self._extra_index = _RowIndex(self._extra_x)
         self._update_elite(xa, fa)
-        if self._told.all():
+        self._maybe_advance()
+
+    def _maybe_advance(self) -> None:
+        """Close the generation when every candidate is told, or, once extra or injected
+        values are in play, when it holds a full generation's worth of told values: handed-out
+        candidates never told (a dead worker) must not block it. Those stay valid: told later,
+        they join a later selection like extras."""
+        n_told = int(self._told.sum()) + sum(f.size for f in self._extra_pool_f)
+        if self._told.all() or (self._extra_pool_f and n_told >= self._candidates.shape[0]):
+            handed = np.arange(self._candidates.shape[0]) < self._handed
+            late = self._candidates[handed & ~self._told]
+            if late.size:
+                self._extra_x = np.concatenate([self._extra_x, late])
+                self._extra_index = _RowIndex(self._extra_x)
             self._advance()
+
+    def inject(self, x: ArrayLike, f: ArrayLike) -> None:
+        """Add evaluated points that were never asked (a user's guesses, another optimizer's).
+
+        They count as evaluations, can become the elite, and join the next selection like
+        extra candidates. ``x`` must be finite; it is not repaired.
+        """
+        xa = np.asarray(x, dtype=np.float64)
+        fa = np.asarray(f, dtype=np.float64)
+        if xa.ndim == 1:
+            xa = xa.reshape(1, -1)
+        if fa.ndim == 0:
+            fa = fa.reshape(1)
+        if xa.ndim != 2 or xa.shape[1] != self._n:
+            raise ValueError(f"x: expected shape (k, {self._n}) or ({self._n},); got {np.shape(x)}")
+        if fa.shape != (xa.shape[0],):
+            raise ValueError(f"f: expected shape ({xa.shape[0]},), one value per row of x; got {np.shape(f)}")
+        if not np.all(np.isfinite(xa)):
+            raise ValueError("x: injected points must be finite")
+        self._nfev += xa.shape[0]
+        self._extra_pool_x.append(xa.copy())
+        self._extra_pool_f.append(fa.copy())
+        self._update_elite(xa, fa)
+        self._maybe_advance()
 
     def should_stop(self) -> bool:
         """True when the budget is spent, the target is reached, or the model has collapsed."""

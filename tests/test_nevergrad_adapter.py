@@ -1,0 +1,172 @@
+"""ng.optimizers.registry["EDAMCC"]: Nevergrad's generic checks and the behaviours users rely on."""
+
+import importlib
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+ng = pytest.importorskip("nevergrad")
+from nevergrad.optimization.test_optimizerlib import check_optimizer  # noqa: E402
+
+import edamcc.adapters.nevergrad_optimizer as adapter  # noqa: E402
+
+
+def sphere(x):
+    return float(np.sum(np.asarray(x) ** 2))
+
+
+@pytest.fixture(autouse=True)
+def quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+@pytest.mark.parametrize("name", sorted(adapter.REGISTERED))
+def test_nevergrads_own_check_optimizer(name):
+    check_optimizer(ng.optimizers.registry[name], budget=300)
+
+
+def test_registered_in_a_fresh_interpreter_after_the_documented_import():
+    code = (
+        "import nevergrad as ng, edamcc.adapters.nevergrad_optimizer as a, importlib;"
+        "importlib.reload(a);"  # a second registration must not collide
+        "o = ng.optimizers.registry['EDAMCC'](parametrization=3, budget=60);"
+        "print(type(o).__name__, o.minimize(lambda x: float((x**2).sum())).value.shape)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "_EDAMCC (3,)"
+
+
+def test_options_mirror_the_strategy_and_bad_options_raise_at_construction():
+    opt = ng.optimizers.registry["EDAMCC"](parametrization=30, budget=3000)
+    es = opt.strategy
+    assert (es.population_size, es.theta, es.c, es.variant.name) == (100, 0.3, 20, "edamcc")
+    custom = adapter.EDAMCC(population_size=40, theta=0.2, c=5, m_corr=10, selection_ratio=0.25, variant="umdac")
+    es = custom(parametrization=30, budget=3000).strategy
+    assert (es.population_size, es.theta, es.c, es.m_corr, es.n_selected, es.variant.name) == (40, 0.2, 5, 10, 10, "umdac")
+    with pytest.raises(ValueError, match="theta"):
+        adapter.EDAMCC(theta=2.0)(parametrization=3, budget=10)
+    assert ng.optimizers.registry["EDAMCC-UMDAc"](parametrization=3, budget=100).strategy.variant.name == "umdac"
+
+
+def test_bounded_array_uses_the_true_box_for_initialization_and_repair():
+    param = ng.p.Array(shape=(20,), lower=-5.0, upper=5.0)
+    opt = ng.optimizers.registry["EDAMCC"](parametrization=param, budget=4000)
+    first = np.array([opt.ask().value for _ in range(opt.strategy.population_size)])
+    assert first.min() < -4.5 and first.max() > 4.5  # uniform over the whole box
+    lo, hi, bounded = adapter.standardized_box(param)
+    assert bounded.all() and opt.strategy.bounds[0].tolist() == lo.tolist()
+    rec = opt.minimize(lambda x: float(np.sum((x - 5.0) ** 2)))  # optimum on the bound
+    assert np.all(rec.value <= 5.0) and np.sum((rec.value - 5.0) ** 2) < 10.0  # a random point: ~700
+
+
+def test_unbounded_array_scalar_and_instrumentation():
+    opt = ng.optimizers.registry["EDAMCC"](parametrization=ng.p.Array(shape=(5,)), budget=3000)
+    rec = opt.minimize(lambda x: float(np.sum((x - 7.0) ** 2)))  # beyond the initial [-2, 2]
+    assert np.allclose(rec.value, 7.0, atol=0.5)
+    assert opt.strategy._repair == "none"
+
+    opt = ng.optimizers.registry["EDAMCC"](parametrization=ng.p.Scalar(lower=-3, upper=3), budget=300)
+    assert abs(opt.minimize(lambda x: (x - 1.5) ** 2).value - 1.5) < 0.05
+
+    inst = ng.p.Instrumentation(ng.p.Array(shape=(3,), lower=-1, upper=1), ng.p.Array(shape=(2,)), y=ng.p.Scalar(lower=0, upper=10))
+
+    def f(a, b, y):
+        return float(np.sum((a - 0.5) ** 2) + np.sum((b + 3) ** 2) + (y - 2) ** 2)
+
+    rec = ng.optimizers.registry["EDAMCC"](parametrization=inst, budget=3000).minimize(f)
+    (a, b), kw = rec.value
+    assert f(a, b, **kw) < 1e-2
+
+
+def test_integer_and_categorical_work_through_the_standardized_space():
+    inst = ng.p.Instrumentation(
+        ng.p.Scalar(lower=-10, upper=10).set_integer_casting(), ng.p.Choice(["a", "b", "c"]), x=ng.p.Array(shape=(3,))
+    )
+
+    def f(i, ch, x):
+        return abs(i - 3) + (0 if ch == "b" else 5) + float(np.sum(x**2))
+
+    rec = ng.optimizers.registry["EDAMCC"](parametrization=inst, budget=1500).minimize(f)
+    (i, ch), kw = rec.value
+    assert isinstance(i, int) and i == 3 and ch == "b"
+
+
+def test_parallel_asks_beyond_the_generation_tells_in_any_order_and_nan_losses():
+    opt = ng.optimizers.registry["EDAMCC"](parametrization=ng.p.Array(shape=(4,), lower=-3, upper=3), budget=2000, num_workers=50)
+    M = opt.strategy.population_size
+    cands = [opt.ask() for _ in range(M + 25)]  # more than one generation's candidates
+    assert opt.strategy.generation == 0
+    for k, cand in enumerate(reversed(cands)):
+        loss = np.nan if k % 7 == 0 else (np.inf if k % 11 == 0 else sphere(cand.value))
+        opt.tell(cand, loss)
+    assert opt.strategy.generation == 1
+    assert opt.strategy.evaluations == M + 25
+    rec = opt.minimize(sphere)
+    assert sphere(rec.value) < 1e-3
+
+
+def test_suggest_and_tell_not_asked_join_the_selection():
+    opt = ng.optimizers.registry["EDAMCC"](parametrization=ng.p.Array(shape=(3,), lower=-3, upper=3), budget=500)
+    opt.suggest(np.array([0.1, 0.1, 0.1]))
+    cand = opt.ask()
+    np.testing.assert_allclose(cand.value, [0.1, 0.1, 0.1])
+    opt.tell(cand, sphere(cand.value))
+    outsider = opt.parametrization.spawn_child().set_standardized_data(np.array([0.0, 0.0, 0.01]))
+    opt.tell(outsider, 1e-4)  # never asked: supported
+    assert opt.num_tell_not_asked >= 1
+    assert opt.strategy.best_f == 1e-4
+    np.testing.assert_allclose(opt.recommend().value, outsider.value)
+
+
+def test_recommend_before_any_tell():
+    opt = ng.optimizers.registry["EDAMCC"](parametrization=ng.p.Array(shape=(3,)), budget=100)
+    assert isinstance(opt.recommend(), ng.p.Parameter)
+
+
+def test_seeding_through_the_parametrization_random_state():
+    def run(seed):
+        param = ng.p.Array(shape=(6,), lower=-2, upper=2)
+        param.random_state.seed(seed)
+        opt = ng.optimizers.registry["EDAMCC"](parametrization=param, budget=600)
+        return opt.minimize(sphere).value
+
+    np.testing.assert_array_equal(run(3), run(3))
+    assert not np.array_equal(run(3), run(4))
+
+
+def test_dump_and_load_resume_the_same_trajectory(tmp_path):
+    def fresh():
+        param = ng.p.Array(shape=(5,), lower=-2, upper=2)
+        param.random_state.seed(1)
+        return ng.optimizers.registry["EDAMCC"](parametrization=param, budget=1000)
+
+    def steps(opt, k):
+        out = []
+        for _ in range(k):
+            cand = opt.ask()
+            out.append(cand.value.copy())
+            opt.tell(cand, sphere(cand.value))
+        return np.array(out)
+
+    straight = fresh()
+    expected = steps(straight, 130)
+    interrupted = fresh()
+    head = steps(interrupted, 57)  # mid-generation
+    path = tmp_path / "opt.pkl"
+    interrupted.dump(path)
+    resumed = type(interrupted).load(path)
+    tail = steps(resumed, 73)
+    np.testing.assert_array_equal(np.concatenate([head, tail]), expected)
+
+
+def test_structure_record_is_exposed():
+    opt = ng.optimizers.registry["EDAMCC"](parametrization=ng.p.Array(shape=(8,), lower=-5, upper=5), budget=3000)
+    opt.minimize(lambda x: float(100 * (x[1] - x[0] ** 2) ** 2 + (1 - x[0]) ** 2 + np.sum(x[2:] ** 2)))
+    rec = opt.structure
+    assert rec.n_strong.size == opt.strategy.generation
+    assert rec.pair_frequency().shape == (8, 8)
