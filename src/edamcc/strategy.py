@@ -22,17 +22,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .bounds import REPAIR_METHODS, parse_bounds, repair
-from .models import UniformModel, fit_chain, fit_factorized, fit_univariate
+from .fitting import FittedGeneration, fit_generation
+from .models import UniformModel
 from .record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord
-from .structure import (
-    Partition,
-    correlation_matrix,
-    greedy_partition,
-    max_abs_correlation,
-    random_partition,
-    single_group,
-    stack_groups,
-)
+from .structure import Partition
 from .variants import Variant, get_variant
 
 # "Parameters of EDA-MCC" and "Common Parameter Settings" paragraphs of the paper.
@@ -513,37 +506,24 @@ class EDAMCCStrategy:
         self._start_generation(candidates)
 
     def _fit(self, selected: NDArray[np.float64]) -> Any:
-        v = self._variant
-        if v.chain:
-            return fit_chain(selected)
-        if v.grouping == "none":
-            return fit_univariate(selected)
-        n = self._n
-        weak = np.zeros(n, dtype=bool)
-        subset = None
-        if v.identify_weak:
-            # step 2: m_corr of the selected rows, without replacement ("duplicate samples
-            # cannot contribute to correlation estimation")
-            k = min(self._m_corr, selected.shape[0])
-            subset = selected[self._rng.choice(selected.shape[0], size=k, replace=False)]
-            pairs = None if self._record is None else self._record.pair_counts
-            best = max_abs_correlation(subset, pair_counts=pairs, theta=self._theta)
-            weak = best <= self._theta  # eq. eq:weak-dependent definition
-            if self._record is not None:
-                self._record.add(self._generation, self._nfev, ~weak)
-        strong = np.flatnonzero(~weak)
-        if v.grouping == "random":
-            partition = random_partition(strong, self._c, self._rng)
-        elif v.grouping == "single":
-            partition = single_group(strong)
-        else:  # "greedy": SM-GC on the same correlation sample
-            corr = correlation_matrix(subset[:, strong])  # type: ignore[index]
-            clusters, leftover = greedy_partition(corr, self._theta, self._c)
-            partition = stack_groups([strong[g] for g in clusters])
-            weak[strong[leftover]] = True
-        self._weak_mask = weak
-        self._partition = partition
-        return fit_factorized(selected, np.flatnonzero(weak), partition, v.block_scaling)
+        pairs = None if self._record is None else self._record.pair_counts
+        fitted = fit_generation(
+            selected, self._variant, theta=self._theta, c=self._c, m_corr=self._m_corr, rng=self._rng, pair_counts=pairs
+        )
+        if fitted.weak is not None and self._record is not None:
+            self._record.add(self._generation, self._nfev, ~fitted.weak)
+        self._weak_mask = fitted.weak if fitted.weak is not None else self._weak_mask_without_wi(fitted)
+        self._partition = fitted.partition
+        return fitted.model
+
+    def _weak_mask_without_wi(self, fitted: FittedGeneration) -> NDArray[np.bool_]:
+        """Variants without WI: univariate variables are 'weak', grouped or chained ones 'strong'."""
+        weak = np.ones(self._n, dtype=bool)
+        if self._variant.chain:
+            weak[:] = False
+        for stack in fitted.partition:
+            weak[stack.ravel()] = False
+        return weak
 
     def __repr__(self) -> str:
         return (
