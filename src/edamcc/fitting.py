@@ -26,6 +26,21 @@ from .structure import (
 from .variants import Variant
 
 
+def truncation_selection(x: NDArray[np.float64], f: NDArray[np.float64], m: int) -> NDArray[np.float64] | None:
+    """The best ``m`` rows of ``x`` by ``f`` (``fig:EDA-MCC flow``, step 1), or None.
+
+    NaN and +-inf rank worst and are never selected, so they never reach a mean or a
+    covariance; with fewer than two finite values there is no spread to fit and the answer is
+    None. Ties keep the rows' order (callers put the elite first).
+    """
+    finite = np.isfinite(f)
+    n_finite = int(finite.sum())
+    if n_finite < 2:
+        return None
+    order = np.argsort(np.where(finite, f, np.inf), kind="stable")
+    return x[order[: min(m, n_finite)]]
+
+
 @dataclass(frozen=True)
 class FittedGeneration:
     """The model, and what WI and SM decided (``weak`` is None for variants without WI)."""

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .bounds import REPAIR_METHODS, parse_bounds, repair
-from .fitting import FittedGeneration, fit_generation
+from .fitting import FittedGeneration, fit_generation, truncation_selection
 from .models import UniformModel
 from .record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord
 from .structure import Partition
@@ -487,15 +487,13 @@ class EDAMCCStrategy:
         pop_f = np.concatenate(fs)
         self._extra_pool_x, self._extra_pool_f = [], []
         finite = np.isfinite(pop_f)
-        ranked = np.where(finite, pop_f, np.inf)  # NaN and -inf/+inf rank worst
-        n_finite = int(finite.sum())
-        order = np.argsort(ranked, kind="stable")  # ties: the old elite first, then by index
-        if n_finite:
-            # The elite is the population's best by this ranking, so that tied values never
-            # make the trajectory depend on the order of the tells.
-            self._elite_x, self._elite_f = pop_x[order[0]].copy(), float(pop_f[order[0]])
-        if n_finite >= 2:
-            selected = pop_x[order[: min(self._m, n_finite)]]  # step 1: truncation selection
+        if finite.any():
+            # The elite is the population's best by a stable ranking (the old elite first, then
+            # by index), so that tied values never make the trajectory depend on tell order.
+            best = int(np.argmin(np.where(finite, pop_f, np.inf)))
+            self._elite_x, self._elite_f = pop_x[best].copy(), float(pop_f[best])
+        selected = truncation_selection(pop_x, pop_f, self._m)
+        if selected is not None:
             self._model = self._fit(selected)
         # else: fewer than two finite values carry no spread; the model stays as it was.
         self._pop_elite = None if self._elite_x is None else (self._elite_x, self._elite_f)

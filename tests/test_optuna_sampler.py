@@ -1,0 +1,281 @@
+"""EDAMCCSampler: Optuna's own sampler suites, seeds, generations across workers and processes."""
+
+import multiprocessing
+import warnings
+from unittest.mock import patch
+
+import numpy as np
+import pytest
+
+optuna = pytest.importorskip("optuna")
+from optuna.testing.pytest_samplers import (  # noqa: E402
+    BasicSamplerTestCase,
+    RelativeSamplerTestCase,
+    SingleOnlySamplerTestCase,
+)
+from optuna.trial import TrialState  # noqa: E402
+
+from edamcc.adapters.optuna_sampler import GENERATION_KEY, SEED_KEY, EDAMCCSampler, default_population_size  # noqa: E402
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+
+@pytest.fixture(autouse=True)
+def quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        yield
+
+
+class TestBasic(BasicSamplerTestCase):
+    @pytest.fixture
+    def sampler(self):
+        return lambda: EDAMCCSampler(population_size=10)
+
+
+class TestRelative(RelativeSamplerTestCase):
+    @pytest.fixture
+    def sampler(self):
+        return lambda: EDAMCCSampler(population_size=10)
+
+
+class TestSingleOnly(SingleOnlySamplerTestCase):
+    @pytest.fixture
+    def sampler(self):
+        return lambda: EDAMCCSampler(population_size=10)
+
+
+def objective(trial, n=6):
+    return sum((trial.suggest_float(f"x{i}", -5, 5) - 1.0) ** 2 for i in range(n))
+
+
+def run(sampler, n_trials=120, **kw):
+    study = optuna.create_study(sampler=sampler, **kw)
+    study.optimize(objective, n_trials=n_trials)
+    return study
+
+
+# ------------------------------------------------------------------ seeds (as optuna's test_samplers.py)
+def test_same_seed_same_params_different_seed_different_params():
+    a = run(EDAMCCSampler(seed=1, population_size=12))
+    b = run(EDAMCCSampler(seed=1, population_size=12))
+    c = run(EDAMCCSampler(seed=2, population_size=12))
+    assert [t.params for t in a.trials] == [t.params for t in b.trials]
+    assert [t.params for t in a.trials] != [t.params for t in c.trials]
+
+
+def test_reseed_rng_reseeds_the_independent_sampler_but_keeps_the_studys_seed():
+    sampler = EDAMCCSampler(seed=1)
+    study = run(sampler, n_trials=30)
+    with patch.object(sampler._independent_sampler, "reseed_rng", wraps=sampler._independent_sampler.reseed_rng) as mock:
+        sampler.reseed_rng()
+        assert mock.call_count == 1
+    assert sampler._seed != 1
+    assert study._storage.get_study_system_attrs(study._study_id)[SEED_KEY] == 1
+
+
+# ------------------------------------------------------------------ distributions and directions
+def test_values_are_plain_python_types_inside_the_distribution_and_on_the_step_grid():
+    def obj(trial):
+        a = trial.suggest_float("a", 1e-4, 1.0, log=True)
+        b = trial.suggest_float("b", -2.0, 2.0, step=0.25)
+        c = trial.suggest_int("c", -3, 9)
+        d = trial.suggest_int("d", 1, 1000, log=True)
+        e = trial.suggest_int("e", 0, 20, step=4)
+        f = trial.suggest_categorical("f", ["u", "v"])
+        return (np.log10(a) + 2) ** 2 + (b - 0.5) ** 2 + (c - 4) ** 2 + (np.log10(d) - 2) ** 2 + (e - 8) ** 2 + (f == "u")
+
+    study = optuna.create_study(sampler=EDAMCCSampler(seed=0, population_size=20))
+    study.optimize(obj, n_trials=300)
+    for t in study.trials:
+        p = t.params
+        assert type(p["a"]) is float and 1e-4 <= p["a"] <= 1.0
+        assert type(p["b"]) is float and -2 <= p["b"] <= 2 and (p["b"] / 0.25).is_integer()
+        assert type(p["c"]) is int and -3 <= p["c"] <= 9
+        assert type(p["d"]) is int and 1 <= p["d"] <= 1000
+        assert type(p["e"]) is int and p["e"] % 4 == 0 and 0 <= p["e"] <= 20
+    best = study.best_params
+    assert best["c"] == 4 and best["e"] == 8 and best["f"] == "v"
+
+
+def test_maximization_flips_the_sign():
+    mini = run(EDAMCCSampler(seed=3, population_size=12))
+    maxi = optuna.create_study(sampler=EDAMCCSampler(seed=3, population_size=12), direction="maximize")
+    maxi.optimize(lambda t: -objective(t), n_trials=120)
+    assert [t.params for t in mini.trials] == [t.params for t in maxi.trials]
+    assert maxi.best_value == -mini.best_value
+
+
+def test_multi_objective_raises():
+    study = optuna.create_study(directions=["minimize", "minimize"], sampler=EDAMCCSampler())
+    with pytest.raises(ValueError, match="single-objective"):
+        study.optimize(lambda t: (t.suggest_float("x", 0, 1), 1.0), n_trials=3)
+
+
+def test_bad_arguments_raise():
+    for kwargs, name in [({"theta": 2}, "theta"), ({"c": 0}, "c"), ({"population_size": 2}, "population_size"),
+                         ({"variant": "x"}, "variant"), ({"repair": "none"}, "repair"), ({"seed": 1.5}, "seed")]:  # fmt: skip
+        with pytest.raises(ValueError, match=name):
+            EDAMCCSampler(**kwargs)
+
+
+def test_default_population_size_rule():
+    assert [default_population_size(n) for n in (1, 10, 100, 500, 1000, 10**5)] == [20, 22, 50, 99, 136, 200]
+
+
+# ------------------------------------------------------------------ generations
+def test_every_trial_records_its_generation_and_generations_advance():
+    study = run(EDAMCCSampler(seed=0, population_size=10), n_trials=100)
+    gens = [t.system_attrs.get(GENERATION_KEY, 0) for t in study.trials]
+    assert gens == sorted(gens)
+    assert gens[:10] == [0] * 10 and max(gens) >= 9
+    # nothing large in storage: one small integer per trial, the seed per study
+    assert all(set(t.system_attrs) <= {GENERATION_KEY} for t in study.trials)
+    assert set(study._storage.get_study_system_attrs(study._study_id)) == {SEED_KEY}
+
+
+def test_optimizes_better_than_random_search():
+    ours = run(EDAMCCSampler(seed=0), n_trials=400)
+    rand = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    rand.optimize(objective, n_trials=400)
+    assert ours.best_value < rand.best_value / 10
+
+
+def test_any_sampler_instance_rebuilds_the_same_model_from_the_same_trials(tmp_path):
+    storage = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    first = EDAMCCSampler(seed=5, population_size=10)
+    study = optuna.create_study(sampler=first, storage=storage, study_name="s")
+    study.optimize(objective, n_trials=55)
+    other = optuna.load_study(study_name="s", storage=storage, sampler=EDAMCCSampler(seed=999, population_size=10))
+    trial = study.ask()  # fixes the new trial's generation
+    space = first.infer_relative_search_space(study, study._storage.get_trial(trial._trial_id))
+    frozen = study._storage.get_trial(trial._trial_id)
+    assert first.sample_relative(study, frozen, space) == other.sampler.sample_relative(other, frozen, space)
+
+
+def test_fail_and_pruned_trials_never_reach_the_model_and_do_not_block():
+    def obj(trial):
+        x = [trial.suggest_float(f"x{i}", -5, 5) for i in range(4)]
+        if x[0] > 2:
+            raise optuna.TrialPruned()
+        if x[1] > 2:
+            raise RuntimeError("simulator crashed")
+        return float(np.sum(np.square(x)))
+
+    sampler = EDAMCCSampler(seed=0, population_size=10)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(obj, n_trials=150, catch=(RuntimeError,))
+    states = {t.state for t in study.trials}
+    assert {TrialState.FAIL, TrialState.PRUNED, TrialState.COMPLETE} <= states
+    assert max(t.system_attrs.get(GENERATION_KEY, 0) for t in study.trials) >= 8
+    space = sampler.infer_relative_search_space(study, None)
+    from optuna._transform import _SearchSpaceTransform
+
+    transform = _SearchSpaceTransform(dict(sorted(space.items())), transform_log=True, transform_step=True, transform_0_1=False)
+    rows = sampler._rows(sampler._snapshot(study), dict(sorted(space.items())), transform)
+    complete = {t.number for t in study.trials if t.state == TrialState.COMPLETE}
+    assert set(rows["number"].tolist()) == complete
+
+
+def test_late_trials_join_the_next_model():
+    sampler = EDAMCCSampler(seed=0, population_size=6)
+    study = optuna.create_study(sampler=sampler)
+    dists = {f"x{i}": optuna.distributions.FloatDistribution(-5, 5) for i in range(3)}
+    first = study.ask(dists)
+    study.tell(first, 50.0)  # the search space becomes known
+    gen0 = [study.ask(dists) for _ in range(10)]  # 11 trials of generation 0, M = 6
+    assert {study._storage.get_trial(t._trial_id).system_attrs[GENERATION_KEY] for t in gen0} == {0}
+    for t in gen0[:5]:
+        study.tell(t, 10.0)  # 6 finished: generation 0 closes
+    gen1 = [study.ask(dists) for _ in range(5)]
+    assert {study._storage.get_trial(t._trial_id).system_attrs[GENERATION_KEY] for t in gen1} == {1}
+    for t in gen0[5:]:
+        study.tell(t, -100.0)  # late trials of generation 0, and the best ones
+    for t in gen1:
+        study.tell(t, 20.0)  # generation 1 closes
+    space = dict(sorted(dists.items()))
+    from optuna._transform import _SearchSpaceTransform
+
+    transform = _SearchSpaceTransform(space, transform_log=True, transform_step=True, transform_0_1=False)
+    snapshot = sampler._snapshot(study)
+    rows = sampler._rows(snapshot, space, transform)
+    closes = sampler._closing_times(snapshot[0], 3)
+    assert len(closes) == 2
+    selected = sampler._selected(rows, closes, 2, 3)
+    late = np.array([transform.transform(study._storage.get_trial(t._trial_id).params) for t in gen0[5:]])
+    assert len(selected) == 3  # m = floor(0.5 * 6): the three best are late trials
+    assert all(any(np.array_equal(s, r) for r in late) for s in selected)
+
+
+def test_threads_share_one_sampler():
+    study = optuna.create_study(sampler=EDAMCCSampler(seed=0, population_size=12))
+    study.optimize(objective, n_trials=200, n_jobs=2)
+    assert len(study.trials) == 200 and all(t.state == TrialState.COMPLETE for t in study.trials)
+    params = [tuple(t.params.values()) for t in study.trials]
+    assert len(set(params)) == len(params)
+
+
+def test_structure_is_available_from_the_study():
+    def rosen(trial):
+        x = [trial.suggest_float(f"x{i}", -2, 2) for i in range(8)]
+        return sum(100 * (x[i + 1] - x[i] ** 2) ** 2 + (1 - x[i]) ** 2 for i in range(7))
+
+    sampler = EDAMCCSampler(seed=0, population_size=60)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(rosen, n_trials=600)
+    rec = sampler.structure(study)
+    gens = max(t.system_attrs.get(GENERATION_KEY, 0) for t in study.trials)
+    assert rec.n_strong.size in (gens, gens + 1)
+    assert rec.q_matrix().shape == (8, rec.n_strong.size)
+    assert rec.pair_frequency().shape == (8, 8)
+
+
+# ------------------------------------------------------------------ several processes
+def _worker(storage_url, study_name, n_trials, journal):
+    import optuna
+
+    from edamcc.adapters.optuna_sampler import EDAMCCSampler
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    if journal:
+        from optuna.storages import JournalStorage
+        from optuna.storages.journal import JournalFileBackend
+
+        storage = JournalStorage(JournalFileBackend(storage_url))
+    else:
+        storage = storage_url
+    study = optuna.load_study(study_name=study_name, storage=storage, sampler=EDAMCCSampler(population_size=20))
+    study.optimize(lambda t: objective(t, n=10), n_trials=n_trials)
+
+
+@pytest.mark.parametrize("journal", [True, False], ids=["journal-file", "rdb-sqlite"])
+def test_several_processes_share_one_study(tmp_path, journal):
+    if journal:
+        from optuna.storages import JournalStorage
+        from optuna.storages.journal import JournalFileBackend
+
+        url = str(tmp_path / "journal.log")
+        storage = JournalStorage(JournalFileBackend(url))
+    else:
+        url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+        storage = url
+    study = optuna.create_study(study_name="shared", storage=storage, sampler=EDAMCCSampler(seed=7, population_size=20))
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_worker, args=(url, "shared", 150, journal)) for _ in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=300)
+        assert p.exitcode == 0
+    trials = study.get_trials()
+    assert len(trials) == 450 and all(t.state == TrialState.COMPLETE for t in trials)
+    gens = [t.system_attrs.get(GENERATION_KEY, 0) for t in trials]
+    assert max(gens) >= 15
+    params = [tuple(t.params.values()) for t in trials]
+    assert len(set(params)) == len(params)  # no proposal repeats
+    single = optuna.create_study(sampler=EDAMCCSampler(seed=7, population_size=20))
+    single.optimize(lambda t: objective(t, n=10), n_trials=450)
+    rand = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=7))
+    rand.optimize(lambda t: objective(t, n=10), n_trials=450)
+    assert study.best_value < 10 * single.best_value + 0.1  # loose: like a single process
+    assert study.best_value < rand.best_value / 5
