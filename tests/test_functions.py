@@ -147,3 +147,11 @@ def test_registry_lookup_by_name_and_alias_and_errors():
         get_function("F2", 5, shift=[1.0, 2.0])
     with pytest.raises(ValueError, match=r"x: F1 is 5-dimensional"):
         get_function("F1", 5)(np.zeros((2, 4)))
+
+
+def test_instance_data_never_share_an_optimizers_random_stream():
+    # an optimizer seeded s draws default_rng(s).uniform(...) first; the optimum must not be that
+    for seed in (0, 1, 7):
+        o = get_function("F2", 10, seed=seed).optimum_x
+        first = np.random.default_rng(seed).uniform(-100, 100, size=(5, 10))
+        assert not np.any(np.isclose(first, o).all(axis=1))

@@ -235,7 +235,8 @@ def get_function(
 
     Args:
         seed: generates the shift, rotation and F10's ``A`` where not given (default 0,
-            so the default instance is always the same).
+            so the default instance is always the same; None draws a fresh one). The
+            instance's stream is separate from an optimizer's ``default_rng(seed)``.
         shift: explicit optimum shift ``o`` (e.g. an official CEC2005 data file's row).
             For F10 the official code then puts the optimum on the bounds, and so do we.
         rotation: explicit ``M`` for F9 (orthogonal) or F12 (condition number 2).
@@ -247,7 +248,9 @@ def get_function(
     n = int(dimension)
     if spec.name in ("F7", "F8", "F13") and n < 2:
         raise ValueError(f"dimension: {spec.name} needs at least 2 variables; got {n}")
-    rng = np.random.default_rng(seed)
+    # The instance's own stream, separated from any optimizer's default_rng(seed): a shift drawn
+    # from default_rng(0) would otherwise equal the first uniform sample of an optimizer seeded 0.
+    rng = np.random.default_rng(None if seed is None else np.random.SeedSequence([2005, int(spec.name[1:]), seed]))
     if rotation is not None and spec.rotation is None:
         raise ValueError(f"rotation: {spec.name} is not rotated")
     if matrix is not None and spec.name != "F10":

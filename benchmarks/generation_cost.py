@@ -1,0 +1,149 @@
+"""Model cost of one generation (ask + tell, objective excluded), against the raw kernels.
+
+    python benchmarks/generation_cost.py                   # n = 100 ... 10000, all goals
+    python benchmarks/generation_cost.py --dims 1000 --algorithms edamcc eeda
+
+Settings: M = 200, m = 100, m_corr = 100, c = 100, theta = 0.3 (the paper's 500D settings).
+Each (algorithm, n) runs in its own process; time is the median over generations, peak memory
+is tracemalloc's peak of what the strategy allocates during those generations.
+
+The raw kernels a generation cannot avoid, timed in the same process on the same shapes:
+the correlation product of the m_corr selected rows (``Z.T @ Z``), the batched
+eigendecompositions of the group covariances, the group covariance products, and the
+sampling products. "ratio" is our generation time divided by their sum.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+from edamcc import EDAMCCStrategy
+
+M, M_CORR, C = 200, 100, 100
+
+
+def _median_time(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
+
+
+def measure(algorithm: str, n: int, generations: int) -> dict:
+    rng = np.random.default_rng(0)
+    es = EDAMCCStrategy(bounds=[(-100.0, 100.0)] * n, population_size=M, m_corr=M_CORR, c=C, variant=algorithm,
+                        seed=1, record_pairs=False)  # fmt: skip
+    # warm up: two generations on a sphere so the model is a fitted Gaussian, not the uniform start
+    for _ in range(2):
+        x = es.ask()
+        es.tell(x, np.sum(x**2, axis=1))
+    times = []
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    x = es.ask()
+    for _ in range(generations):
+        f = np.sum(x**2, axis=1)  # the objective: outside the timed part
+        t = time.perf_counter()
+        es.tell(x, f)  # closes the generation: select, WI, SM, fit, sample the next one
+        x = es.ask()
+        times.append(time.perf_counter() - t)
+    peak = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.stop()
+    n_strong = int(es.strong_variables.size) if es.strong_variables is not None else 0
+    out = {"algorithm": algorithm, "n": n, "seconds": float(np.median(times)), "peak_mib": peak / 2**20, "n_strong": n_strong}
+    if algorithm == "edamcc":
+        out |= kernels(n, n_strong, rng)
+    return out
+
+
+def kernels(n: int, n_strong: int, rng: np.random.Generator) -> dict:
+    """The unavoidable numerical work of an EDA-MCC generation with |S| = n_strong."""
+    m = M // 2
+    z = rng.standard_normal((M_CORR, n))
+    corr = _median_time(lambda: z.T @ z, 3)
+    g = max(n_strong // C, 1)
+    d = rng.standard_normal((g, m, C))
+    cov_t = _median_time(lambda: d.transpose(0, 2, 1) @ d, 3)
+    cov = d.transpose(0, 2, 1) @ d / m
+    eig = _median_time(lambda: np.linalg.eigh(cov), 3)
+    factor = rng.standard_normal((g, C, C))
+    noise = rng.standard_normal((g, M - 1, C))
+    sample = _median_time(lambda: noise @ factor, 3)
+    rand = _median_time(lambda: rng.standard_normal((M - 1, n)), 3)
+    total = corr + cov_t + eig + sample + rand
+    return {"kernel_corr": corr, "kernel_cov": cov_t, "kernel_eigh": eig, "kernel_sample": sample, "kernel_randn": rand, "kernels": total}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dims", nargs="+", type=int, default=[100, 500, 1000, 2000, 5000, 10000])
+    parser.add_argument("--algorithms", nargs="+", default=["edamcc", "umdac", "eeda"])
+    parser.add_argument("--eeda-max", type=int, default=2000, help="largest n for EEDA (cubic cost)")
+    parser.add_argument("--generations", type=int, default=7)
+    parser.add_argument("--single", nargs=2, metavar=("ALGORITHM", "N"), help=argparse.SUPPRESS)
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "generation_cost.json"))
+    args = parser.parse_args()
+    if args.single:
+        print(json.dumps(measure(args.single[0], int(args.single[1]), args.generations)))
+        return
+    results = []
+    for n in args.dims:
+        for alg in args.algorithms:
+            if alg == "eeda" and n > args.eeda_max:
+                continue
+            proc = subprocess.run([sys.executable, __file__, "--single", alg, str(n), "--generations", str(args.generations)],
+                                  capture_output=True, text=True, check=True)  # fmt: skip
+            r = json.loads(proc.stdout)
+            results.append(r)
+            extra = f"  kernels {r['kernels'] * 1e3:8.1f} ms  ratio {r['seconds'] / r['kernels']:.2f}" if "kernels" in r else ""
+            print(f"{alg:8s} n={n:6d}  {r['seconds'] * 1e3:9.1f} ms/gen  peak {r['peak_mib']:7.1f} MiB  #strong {r['n_strong']:6d}{extra}", flush=True)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(results, indent=1))
+    by = {(r["algorithm"], r["n"]): r for r in results}
+    print("\n| n | EDA-MCC ms/gen | raw kernels ms | ratio | #strong | peak MiB | UMDAc ms/gen | EEDA ms/gen | EEDA / EDA-MCC |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for n in args.dims:
+        e = by.get(("edamcc", n))
+        if e is None:
+            continue
+        u, ee = by.get(("umdac", n)), by.get(("eeda", n))
+        umda_ms = "–" if u is None else f"{u['seconds'] * 1e3:.1f}"
+        eeda_ms = "–" if ee is None else f"{ee['seconds'] * 1e3:.1f}"
+        speedup = "–" if ee is None else f"{ee['seconds'] / e['seconds']:.1f}x"
+        print(f"| {n} | {e['seconds'] * 1e3:.1f} | {e['kernels'] * 1e3:.1f} | {e['seconds'] / e['kernels']:.2f} | "
+              f"{e['n_strong']} | {e['peak_mib']:.0f} | {umda_ms} | {eeda_ms} | {speedup} |")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(5, 3.5))
+        for alg in args.algorithms:
+            pts = sorted((r["n"], r["seconds"]) for r in results if r["algorithm"] == alg)
+            if pts:
+                ax.loglog(*zip(*pts), marker="o", label=alg)
+        ax.set_xlabel("n")
+        ax.set_ylabel("seconds per generation (objective excluded)")
+        ax.legend()
+        fig.tight_layout()
+        path = Path(args.out).with_suffix(".png")
+        fig.savefig(path, dpi=100)
+        print(f"wrote {path}")
+    except ImportError:
+        print("no plot: matplotlib is not installed")
+
+
+if __name__ == "__main__":
+    main()
