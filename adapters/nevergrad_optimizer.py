@@ -31,8 +31,12 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import nevergrad as ng
 import numpy as np
+
+try:
+    import nevergrad as ng
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError("edamcc.adapters.nevergrad_optimizer needs nevergrad: pip install 'edamcc[nevergrad]'") from exc
 from nevergrad.optimization import base
 from nevergrad.optimization.optimizerlib import registry
 from nevergrad.parametrization import helpers

@@ -38,7 +38,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import optuna
+
+try:
+    import optuna
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError("edamcc.adapters.optuna_sampler needs optuna: pip install 'edamcc[optuna]'") from exc
 from optuna._transform import _SearchSpaceTransform
 from optuna.distributions import BaseDistribution, FloatDistribution, IntDistribution
 from optuna.samplers import BaseSampler, RandomSampler
@@ -46,7 +50,7 @@ from optuna.search_space import IntersectionSearchSpace
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
-from edamcc.bounds import REPAIR_METHODS, repair
+from edamcc.bounds import repair
 from edamcc.fitting import fit_generation, truncation_selection
 from edamcc.models import UniformModel
 from edamcc.record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord
@@ -139,7 +143,7 @@ class EDAMCCSampler(BaseSampler):
         self._lock = threading.RLock()
         self._finished: dict[tuple[int, int], _Finished] = {}  # (study id, number) -> info; finished trials never change
         self._models: OrderedDict[Any, Any] = OrderedDict()
-        assert repair in REPAIR_METHODS
+        self._seeds: dict[tuple[int, int], int] = {}
 
     # ------------------------------------------------------------------ BaseSampler API
     def reseed_rng(self) -> None:
@@ -240,11 +244,15 @@ class EDAMCCSampler(BaseSampler):
         return min(self._m_corr or DEFAULT_M_CORR, m)
 
     def _study_seed(self, study: Study) -> int:
-        attrs = study._storage.get_study_system_attrs(study._study_id)
-        if SEED_KEY not in attrs:
-            study._storage.set_study_system_attr(study._study_id, SEED_KEY, self._seed)
-            attrs = study._storage.get_study_system_attrs(study._study_id)  # a racing worker may have won
-        return int(attrs[SEED_KEY])
+        """The study's seed: stored by the first worker, read (once per process) by the others."""
+        key = (id(study._storage), study._study_id)
+        if key not in self._seeds:
+            attrs = study._storage.get_study_system_attrs(study._study_id)
+            if SEED_KEY not in attrs:
+                study._storage.set_study_system_attr(study._study_id, SEED_KEY, self._seed)
+                attrs = study._storage.get_study_system_attrs(study._study_id)  # a racing worker may have won
+            self._seeds[key] = int(attrs[SEED_KEY])
+        return self._seeds[key]
 
     def _snapshot(self, study: Study) -> tuple[list[_Finished], dict[int, FrozenTrial]]:
         """One read of the storage: every finished trial's summary, and the COMPLETE trials.
@@ -253,7 +261,7 @@ class EDAMCCSampler(BaseSampler):
         cannot make them disagree.
         """
         sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
-        finished = study._get_trials(deepcopy=False, states=_FINISHED, use_cache=False)
+        finished = study._get_trials(deepcopy=False, states=_FINISHED, use_cache=True)
         infos = []
         for t in finished:
             key = (study._study_id, t.number)
