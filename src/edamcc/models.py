@@ -81,7 +81,8 @@ class FactorizedGaussian:
             g, s = b.index.shape
             # eq. eq:EMNAglobal Sampling, batched over the groups: x = mu + zeta H
             y = rng.standard_normal((g, k, s)) @ b.factor  # (G, k, s)
-            x[:, b.index] = self.mean[b.index] + y.transpose(1, 0, 2)
+            y += self.mean[b.index][:, None, :]
+            x[:, b.index.ravel()] = y.transpose(1, 0, 2).reshape(k, g * s)
         return x
 
 

@@ -363,11 +363,11 @@ class EDAMCCStrategy:
             if np.any(gen_rows >= self._handed):
                 raise ValueError("x: a row of this generation was not handed out by ask() yet")
             already = self._told[gen_rows]
-            dup = np.zeros(gen_rows.size, dtype=bool)
-            _, first = np.unique(gen_rows, return_index=True)
-            dup[np.setdiff1d(np.arange(gen_rows.size), first)] = True
-            if np.any(already | dup):
-                bad = int(np.flatnonzero(in_gen)[np.flatnonzero(already | dup)[0]])
+            if already.any() or np.unique(gen_rows).size != gen_rows.size:
+                _, first = np.unique(gen_rows, return_index=True)
+                repeated = np.ones(gen_rows.size, dtype=bool)
+                repeated[first] = False
+                bad = int(np.flatnonzero(in_gen)[np.flatnonzero(already | repeated)[0]])
                 raise ValueError(f"x: row {bad} was already told in this generation (a row is told once)")
         extra_rows = extra_idx[~in_gen]
         if extra_rows.size and np.unique(extra_rows).size != extra_rows.size:
