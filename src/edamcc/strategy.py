@@ -332,16 +332,7 @@ class EDAMCCStrategy:
         they never reach a mean or a covariance. The generation closes when every candidate
         has been told. A bad call raises ``ValueError`` and changes nothing.
         """
-        xa = np.asarray(x, dtype=np.float64)
-        fa = np.asarray(f, dtype=np.float64)
-        if xa.ndim == 1:
-            xa = xa.reshape(1, -1)
-        if fa.ndim == 0:
-            fa = fa.reshape(1)
-        if xa.ndim != 2 or xa.shape[1] != self._n:
-            raise ValueError(f"x: expected shape (k, {self._n}) or ({self._n},); got {np.shape(x)}")
-        if fa.shape != (xa.shape[0],):
-            raise ValueError(f"f: expected shape ({xa.shape[0]},), one value per row of x; got {np.shape(f)}")
+        xa, fa = self._as_batch(x, f)
         if xa.shape[0] == 0:
             return
         idx = self._locate(xa, self._candidates, self._cand_index, self._told)
@@ -407,16 +398,7 @@ class EDAMCCStrategy:
         They count as evaluations, can become the elite, and join the next selection like
         extra candidates. ``x`` must be finite; it is not repaired.
         """
-        xa = np.asarray(x, dtype=np.float64)
-        fa = np.asarray(f, dtype=np.float64)
-        if xa.ndim == 1:
-            xa = xa.reshape(1, -1)
-        if fa.ndim == 0:
-            fa = fa.reshape(1)
-        if xa.ndim != 2 or xa.shape[1] != self._n:
-            raise ValueError(f"x: expected shape (k, {self._n}) or ({self._n},); got {np.shape(x)}")
-        if fa.shape != (xa.shape[0],):
-            raise ValueError(f"f: expected shape ({xa.shape[0]},), one value per row of x; got {np.shape(f)}")
+        xa, fa = self._as_batch(x, f)
         if not np.all(np.isfinite(xa)):
             raise ValueError("x: injected points must be finite")
         self._nfev += xa.shape[0]
@@ -441,6 +423,20 @@ class EDAMCCStrategy:
         return None
 
     # ------------------------------------------------------------------ internals
+    def _as_batch(self, x: ArrayLike, f: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``(k, n)`` rows and ``(k,)`` values from what the caller passed (copies as needed)."""
+        xa = np.asarray(x, dtype=np.float64)
+        fa = np.asarray(f, dtype=np.float64)
+        if xa.ndim == 1:
+            xa = xa.reshape(1, -1)
+        if fa.ndim == 0:
+            fa = fa.reshape(1)
+        if xa.ndim != 2 or xa.shape[1] != self._n:
+            raise ValueError(f"x: expected shape (k, {self._n}) or ({self._n},); got {np.shape(x)}")
+        if fa.shape != (xa.shape[0],):
+            raise ValueError(f"f: expected shape ({xa.shape[0]},), one value per row of x; got {np.shape(f)}")
+        return xa, fa
+
     @staticmethod
     def _locate(
         rows: NDArray[np.float64], table: NDArray[np.float64], index: _RowIndex, told: NDArray[np.bool_]

@@ -31,11 +31,6 @@ class Variant:
     block_scaling: str = "eeda"
     chain: bool = False
 
-    @property
-    def uses_c(self) -> bool:
-        """Whether the subspace capacity c matters for this variant."""
-        return self.grouping in ("random", "greedy")
-
 
 VARIANTS: dict[str, Variant] = {
     v.name: v
