@@ -34,7 +34,7 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,7 +46,6 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from optuna._transform import _SearchSpaceTransform
 from optuna.distributions import BaseDistribution, FloatDistribution, IntDistribution
 from optuna.samplers import BaseSampler, RandomSampler
-from optuna.search_space import IntersectionSearchSpace
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
@@ -79,6 +78,18 @@ class _Finished:
     state: TrialState
     completed: float  # datetime_complete as a timestamp
     value: float | None  # minimization sign
+
+
+@dataclass
+class _StudyCache:
+    """What the sampler has read of one study (finished trials never change)."""
+
+    infos: dict[int, _Finished] = field(default_factory=dict)
+    params: dict[int, dict[str, Any]] = field(default_factory=dict)  # COMPLETE trials only
+    by_generation: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
+    space: dict[str, BaseDistribution] = field(default_factory=dict)
+    closes: dict[int, list[float]] = field(default_factory=dict)  # per population size M
+    seen_complete: bool = False
 
 
 class EDAMCCSampler(BaseSampler):
@@ -139,9 +150,8 @@ class EDAMCCSampler(BaseSampler):
         self._repair = repair
         self._seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else seed
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
-        self._search_space = IntersectionSearchSpace()
         self._lock = threading.RLock()
-        self._finished: dict[tuple[int, int], _Finished] = {}  # (study id, number) -> info; finished trials never change
+        self._studies: dict[tuple[int, int], _StudyCache] = {}  # (storage, study id) -> what we know
         self._models: OrderedDict[Any, Any] = OrderedDict()
         self._seeds: dict[tuple[int, int], int] = {}
 
@@ -154,11 +164,9 @@ class EDAMCCSampler(BaseSampler):
 
     def infer_relative_search_space(self, study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
         self._check_single_objective(study)
-        space = {}
-        for name, dist in self._search_space.calculate(study).items():
-            if isinstance(dist, (FloatDistribution, IntDistribution)) and not dist.single():
-                space[name] = dist
-        return space
+        with self._lock:
+            cache = self._refresh(study)
+            return {k: d for k, d in sorted(cache.space.items()) if isinstance(d, (FloatDistribution, IntDistribution)) and not d.single()}
 
     def sample_relative(self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]) -> dict[str, Any]:
         self._check_single_objective(study)
@@ -175,10 +183,10 @@ class EDAMCCSampler(BaseSampler):
         lower, upper = transform.bounds[:, 0].copy(), transform.bounds[:, 1].copy()
         with self._lock:
             seed = self._study_seed(study)
-            snapshot = self._snapshot(study)
-            closes = self._closing_times(snapshot[0], len(numeric))
+            cache = self._refresh(study)
+            closes = self._closes(cache, len(numeric))
             generation = self._generation_of(study, trial, closes)
-            model = self._model(study, snapshot, closes, numeric, transform, generation, seed)
+            model = self._model(study, cache, closes, numeric, transform, generation, seed)
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0, trial.number)))
         x = model.sample(rng, 1)
         repair(x, lower, upper, self._repair)
@@ -211,19 +219,18 @@ class EDAMCCSampler(BaseSampler):
         if not n or not self._variant.identify_weak:
             return record
         transform = _SearchSpaceTransform(numeric, transform_log=True, transform_step=True, transform_0_1=False)
+        _, m = self._sizes(n)
         with self._lock:
             seed = self._study_seed(study)
-            snapshot = self._snapshot(study)
-            closes = self._closing_times(snapshot[0], n)
-            rows = self._rows(snapshot, numeric, transform)
-            evaluations = 0
+            cache = self._refresh(study)
+            closes = self._closes(cache, n)
             for h in range(1, len(closes) + 1):
-                selected = self._selected(rows, closes, h, n)
+                selected = self._selected(cache, closes, h, numeric, transform, m)
                 if selected is None:
                     continue
                 rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, h)))
                 fitted = fit_generation(selected, self._variant, theta=self._theta, c=self._c, m_corr=self._m_corr_for(n), rng=rng, pair_counts=record.pair_counts)
-                evaluations = int(np.sum(rows["completed"] <= closes[h - 1]))
+                evaluations = sum(1 for i in cache.infos.values() if i.completed <= closes[h - 1])
                 record.add(h - 1, evaluations, ~fitted.weak)  # type: ignore[operator]
         return record
 
@@ -254,41 +261,47 @@ class EDAMCCSampler(BaseSampler):
             self._seeds[key] = int(attrs[SEED_KEY])
         return self._seeds[key]
 
-    def _snapshot(self, study: Study) -> tuple[list[_Finished], dict[int, FrozenTrial]]:
-        """One read of the storage: every finished trial's summary, and the COMPLETE trials.
+    def _refresh(self, study: Study) -> _StudyCache:
+        """Bring the study's cache up to date with one read of the storage.
 
-        All decisions of one call are taken on one snapshot, so a trial finishing meanwhile
-        cannot make them disagree.
+        Finished trials never change, so each is summarized once: its value (minimization
+        sign), completion time and generation, and for a COMPLETE one its params, which also
+        narrow the search space (the intersection of the COMPLETE trials' distributions, as
+        Optuna's ``IntersectionSearchSpace`` computes it, without its deep copy per call).
         """
+        cache = self._studies.setdefault((id(study._storage), study._study_id), _StudyCache())
         sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
-        finished = study._get_trials(deepcopy=False, states=_FINISHED, use_cache=True)
-        infos = []
-        for t in finished:
-            key = (study._study_id, t.number)
-            info = self._finished.get(key)
-            if info is None:  # finished trials never change: summarize each once
-                value = None if t.state != TrialState.COMPLETE or t.value is None else sign * float(t.value)
-                completed = t.datetime_complete.timestamp() if t.datetime_complete else math.inf
-                info = _Finished(t.number, int(t.system_attrs.get(GENERATION_KEY, 0)), t.state, completed, value)
-                self._finished[key] = info
-            infos.append(info)
-        return infos, {t.number: t for t in finished if t.state == TrialState.COMPLETE}
+        for t in study._get_trials(deepcopy=False, states=_FINISHED, use_cache=True):
+            if t.number in cache.infos:
+                continue
+            value = None if t.state != TrialState.COMPLETE or t.value is None else sign * float(t.value)
+            completed = t.datetime_complete.timestamp() if t.datetime_complete else math.inf
+            info = _Finished(t.number, int(t.system_attrs.get(GENERATION_KEY, 0)), t.state, completed, value)
+            cache.infos[t.number] = info
+            cache.by_generation.setdefault(info.generation, []).append((completed, t.number))
+            if t.state == TrialState.COMPLETE:
+                cache.params[t.number] = t.params
+                if not cache.seen_complete:
+                    cache.space, cache.seen_complete = dict(t.distributions), True
+                else:
+                    cache.space = {k: d for k, d in cache.space.items() if t.distributions.get(k) == d}
+        return cache
 
-    def _closing_times(self, infos: list[_Finished], n: int) -> list[float]:
-        """``t_0, t_1, ...``: when each closed generation received its K-th finished trial."""
+    def _closes(self, cache: _StudyCache, n: int) -> list[float]:
+        """``t_0, t_1, ...``: when each closed generation received its K-th finished trial.
+
+        A closed generation keeps its time (its later trials finish later), so only the open
+        generation is looked at again.
+        """
         big_m, _ = self._sizes(n)
-        by_generation: dict[int, list[tuple[float, int]]] = {}
-        for info in infos:
-            by_generation.setdefault(info.generation, []).append((info.completed, info.number))
-        closes: list[float] = []
-        g = 0
+        closes = cache.closes.setdefault(big_m, [])
         while True:
+            g = len(closes)
             need = big_m if g == 0 else big_m - 1
-            done = sorted(by_generation.get(g, []))
+            done = cache.by_generation.get(g, [])
             if len(done) < need:
-                return closes
-            closes.append(done[need - 1][0])
-            g += 1
+                return list(closes)
+            closes.append(sorted(done)[need - 1][0])
 
     def _generation_of(self, study: Study, trial: FrozenTrial, closes: list[float]) -> int:
         if GENERATION_KEY in trial.system_attrs:
@@ -297,48 +310,43 @@ class EDAMCCSampler(BaseSampler):
         study._storage.set_trial_system_attr(trial._trial_id, GENERATION_KEY, generation)
         return generation
 
-    @staticmethod
-    def _rows(snapshot: tuple[list[_Finished], dict[int, FrozenTrial]], numeric: dict[str, BaseDistribution], transform: _SearchSpaceTransform) -> dict[str, np.ndarray]:
-        """Every COMPLETE trial holding all of ``numeric``: transformed params, value, completion time."""
-        infos, complete = snapshot
-        used = [i for i in infos if i.value is not None and all(name in complete[i.number].params for name in numeric)]
-        if not used:
-            return {"x": np.empty((0, len(numeric))), "f": np.empty(0), "completed": np.empty(0), "number": np.empty(0, int)}
-        return {
-            "x": np.array([transform.transform({k: complete[i.number].params[k] for k in numeric}) for i in used]),
-            "f": np.array([i.value for i in used], dtype=float),
-            "completed": np.array([i.completed for i in used]),
-            "number": np.array([i.number for i in used]),
-        }
-
-    def _selected(self, rows: dict[str, np.ndarray], closes: list[float], h: int, n: int) -> np.ndarray | None:
-        """The selected rows for generation h's model, or None if they carry no spread."""
-        _, m = self._sizes(n)
+    def _selected(self, cache: _StudyCache, closes: list[float], h: int, numeric: dict[str, BaseDistribution],
+                  transform: _SearchSpaceTransform, m: int) -> np.ndarray | None:  # fmt: skip
+        """The selected rows (transformed) for generation h's model, or None if they carry no
+        spread: the COMPLETE trials finished in ``(t_{h-2}, t_{h-1}]`` in trial order, after the
+        elite (the best COMPLETE trial finished by ``t_{h-2}``)."""
         t_prev = closes[h - 2] if h >= 2 else -math.inf
         t_close = closes[h - 1]
-        window = np.flatnonzero((rows["completed"] > t_prev) & (rows["completed"] <= t_close))
-        members = window[np.argsort(rows["number"][window], kind="stable")]
-        before = np.flatnonzero(rows["completed"] <= t_prev)
-        if before.size:  # the elite, first: the best COMPLETE trial finished by t_{h-2}
-            f_before = np.where(np.isfinite(rows["f"][before]), rows["f"][before], np.inf)
-            elite = before[np.lexsort((rows["number"][before], f_before))[0]]
-            members = np.concatenate([[elite], members])
-        return truncation_selection(rows["x"][members], rows["f"][members], m)
 
-    def _model(self, study: Study, snapshot: Any, closes: list[float], numeric: dict[str, BaseDistribution],
+        def usable(i: _Finished) -> bool:
+            return i.value is not None and all(k in cache.params[i.number] for k in numeric)
+
+        def rank(i: _Finished) -> tuple[float, int]:
+            return (i.value if math.isfinite(i.value) else math.inf, i.number)  # type: ignore[arg-type]
+
+        members = sorted((i for i in cache.infos.values() if t_prev < i.completed <= t_close and usable(i)), key=lambda i: i.number)
+        before = [i for i in cache.infos.values() if i.completed <= t_prev and usable(i)]
+        if before:
+            members.insert(0, min(before, key=rank))
+        if not members:
+            return None
+        x = np.array([transform.transform({k: cache.params[i.number][k] for k in numeric}) for i in members])
+        return truncation_selection(x, np.array([i.value for i in members], dtype=float), m)
+
+    def _model(self, study: Study, cache: _StudyCache, closes: list[float], numeric: dict[str, BaseDistribution],
                transform: _SearchSpaceTransform, generation: int, seed: int) -> Any:  # fmt: skip
-        """Generation ``generation``'s model, a pure function of the snapshot and the seed (cached)."""
+        """Generation ``generation``'s model: a pure function of the finished trials and the seed (cached)."""
         n = len(numeric)
         generation = min(generation, len(closes))
         if generation == 0:
             return UniformModel(transform.bounds[:, 0].copy(), transform.bounds[:, 1].copy())
-        key = (study._study_id, tuple((k, repr(d)) for k, d in numeric.items()), generation, tuple(closes[:generation]), seed)
+        key = (id(study._storage), study._study_id, tuple((k, repr(d)) for k, d in numeric.items()), generation, tuple(closes[:generation]), seed)
         if key in self._models:
             self._models.move_to_end(key)
             return self._models[key]
-        selected = self._selected(self._rows(snapshot, numeric, transform), closes, generation, n)
+        selected = self._selected(cache, closes, generation, numeric, transform, self._sizes(n)[1])
         if selected is None:  # fewer than two finite values: the model stays as it was
-            model = self._model(study, snapshot, closes, numeric, transform, generation - 1, seed)
+            model = self._model(study, cache, closes, numeric, transform, generation - 1, seed)
         else:
             rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, generation)))
             model = fit_generation(selected, self._variant, theta=self._theta, c=self._c, m_corr=self._m_corr_for(n), rng=rng).model

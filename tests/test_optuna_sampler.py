@@ -168,13 +168,10 @@ def test_fail_and_pruned_trials_never_reach_the_model_and_do_not_block():
     states = {t.state for t in study.trials}
     assert {TrialState.FAIL, TrialState.PRUNED, TrialState.COMPLETE} <= states
     assert max(t.system_attrs.get(GENERATION_KEY, 0) for t in study.trials) >= 8
-    space = sampler.infer_relative_search_space(study, None)
-    from optuna._transform import _SearchSpaceTransform
-
-    transform = _SearchSpaceTransform(dict(sorted(space.items())), transform_log=True, transform_step=True, transform_0_1=False)
-    rows = sampler._rows(sampler._snapshot(study), dict(sorted(space.items())), transform)
+    cache = sampler._refresh(study)
     complete = {t.number for t in study.trials if t.state == TrialState.COMPLETE}
-    assert set(rows["number"].tolist()) == complete
+    assert set(cache.params) == complete  # only COMPLETE trials' params can reach a model
+    assert all(i.value is None for i in cache.infos.values() if i.state != TrialState.COMPLETE)
 
 
 def test_late_trials_join_the_next_model():
@@ -197,11 +194,10 @@ def test_late_trials_join_the_next_model():
     from optuna._transform import _SearchSpaceTransform
 
     transform = _SearchSpaceTransform(space, transform_log=True, transform_step=True, transform_0_1=False)
-    snapshot = sampler._snapshot(study)
-    rows = sampler._rows(snapshot, space, transform)
-    closes = sampler._closing_times(snapshot[0], 3)
+    cache = sampler._refresh(study)
+    closes = sampler._closes(cache, 3)
     assert len(closes) == 2
-    selected = sampler._selected(rows, closes, 2, 3)
+    selected = sampler._selected(cache, closes, 2, space, transform, 3)
     late = np.array([transform.transform(study._storage.get_trial(t._trial_id).params) for t in gen0[5:]])
     assert len(selected) == 3  # m = floor(0.5 * 6): the three best are late trials
     assert all(any(np.array_equal(s, r) for r in late) for s in selected)
