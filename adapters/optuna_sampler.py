@@ -90,6 +90,11 @@ class _StudyCache:
     space: dict[str, BaseDistribution] = field(default_factory=dict)
     closes: dict[int, list[float]] = field(default_factory=dict)  # per population size M
     seen_complete: bool = False
+    # The relative search space as last returned, with its transform and cache key: built
+    # once per space instead of once per trial.
+    relative: dict[str, BaseDistribution] | None = None
+    transform: _SearchSpaceTransform | None = None
+    signature: tuple = ()
 
 
 class EDAMCCSampler(BaseSampler):
@@ -166,7 +171,11 @@ class EDAMCCSampler(BaseSampler):
         self._check_single_objective(study)
         with self._lock:
             cache = self._refresh(study)
-            return {k: d for k, d in sorted(cache.space.items()) if isinstance(d, (FloatDistribution, IntDistribution)) and not d.single()}
+            if cache.relative is None:
+                cache.relative = {k: d for k, d in sorted(cache.space.items()) if isinstance(d, (FloatDistribution, IntDistribution)) and not d.single()}
+                cache.transform = _SearchSpaceTransform(cache.relative, transform_log=True, transform_step=True, transform_0_1=False) if cache.relative else None
+                cache.signature = tuple((k, repr(d)) for k, d in cache.relative.items())
+            return cache.relative
 
     def sample_relative(self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]) -> dict[str, Any]:
         self._check_single_objective(study)
@@ -179,14 +188,18 @@ class EDAMCCSampler(BaseSampler):
                 params[name] = self._independent_sampler.sample_independent(study, trial, name, dist)
         if not numeric:
             return params
-        transform = _SearchSpaceTransform(numeric, transform_log=True, transform_step=True, transform_0_1=False)
-        lower, upper = transform.bounds[:, 0].copy(), transform.bounds[:, 1].copy()
         with self._lock:
             seed = self._study_seed(study)
             cache = self._refresh(study)
+            if search_space is cache.relative and cache.transform is not None:  # the usual case: reuse
+                transform, signature = cache.transform, cache.signature
+            else:
+                transform = _SearchSpaceTransform(numeric, transform_log=True, transform_step=True, transform_0_1=False)
+                signature = tuple((k, repr(d)) for k, d in numeric.items())
             closes = self._closes(cache, len(numeric))
             generation = self._generation_of(study, trial, closes)
-            model = self._model(study, cache, closes, numeric, transform, generation, seed)
+            model = self._model(study, cache, closes, numeric, transform, signature, generation, seed)
+        lower, upper = transform.bounds[:, 0], transform.bounds[:, 1]
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0, trial.number)))
         x = model.sample(rng, 1)
         repair(x, lower, upper, self._repair)
@@ -283,8 +296,11 @@ class EDAMCCSampler(BaseSampler):
                 cache.params[t.number] = t.params
                 if not cache.seen_complete:
                     cache.space, cache.seen_complete = dict(t.distributions), True
+                    cache.relative = None
                 else:
-                    cache.space = {k: d for k, d in cache.space.items() if t.distributions.get(k) == d}
+                    narrowed = {k: d for k, d in cache.space.items() if t.distributions.get(k) == d}
+                    if len(narrowed) != len(cache.space):
+                        cache.space, cache.relative = narrowed, None
         return cache
 
     def _closes(self, cache: _StudyCache, n: int) -> list[float]:
@@ -334,19 +350,19 @@ class EDAMCCSampler(BaseSampler):
         return truncation_selection(x, np.array([i.value for i in members], dtype=float), m)
 
     def _model(self, study: Study, cache: _StudyCache, closes: list[float], numeric: dict[str, BaseDistribution],
-               transform: _SearchSpaceTransform, generation: int, seed: int) -> Any:  # fmt: skip
+               transform: _SearchSpaceTransform, signature: tuple, generation: int, seed: int) -> Any:  # fmt: skip
         """Generation ``generation``'s model: a pure function of the finished trials and the seed (cached)."""
         n = len(numeric)
         generation = min(generation, len(closes))
         if generation == 0:
             return UniformModel(transform.bounds[:, 0].copy(), transform.bounds[:, 1].copy())
-        key = (id(study._storage), study._study_id, tuple((k, repr(d)) for k, d in numeric.items()), generation, tuple(closes[:generation]), seed)
+        key = (id(study._storage), study._study_id, signature, generation, tuple(closes[:generation]), seed)
         if key in self._models:
             self._models.move_to_end(key)
             return self._models[key]
         selected = self._selected(cache, closes, generation, numeric, transform, self._sizes(n)[1])
         if selected is None:  # fewer than two finite values: the model stays as it was
-            model = self._model(study, cache, closes, numeric, transform, generation - 1, seed)
+            model = self._model(study, cache, closes, numeric, transform, signature, generation - 1, seed)
         else:
             rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, generation)))
             model = fit_generation(selected, self._variant, theta=self._theta, c=self._c, m_corr=self._m_corr_for(n), rng=rng).model
