@@ -158,6 +158,8 @@ def cmd_run(args: argparse.Namespace) -> None:
     runs_dir = Path(args.out) / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     jobs = [j for t in args.table for j in jobs_for(t, args.runs, args.popsizes, args.functions, args.dims)]
+    if args.columns:
+        jobs = [j for j in jobs if j.column in args.columns]
     todo = [j for j in jobs if not (runs_dir / f"{j.key}.json").exists()]
     print(f"{len(jobs)} runs, {len(jobs) - len(todo)} already done, {len(todo)} to do, {args.workers} workers", flush=True)
     # the most expensive first, so the pool drains evenly
@@ -305,6 +307,53 @@ def plots(out: Path) -> list[Path]:
     return written
 
 
+def _structure_run(fn: str, dim: int, big_m: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    f = get_function(fn, dim, seed=0)
+    res = minimize(f, f.bounds, seed=seed, vectorized=True, population_size=big_m, c=20, record_pairs=False)
+    rec = res.structure
+    return rec.evaluations, rec.n_strong, rec.q_matrix()
+
+
+def cmd_structure(args: argparse.Namespace) -> None:
+    """WI results as the paper draws them (fig:F1_WI, fig:F4_WI, fig:F7_WI, fig:F6_WI): for each
+    function, mean #strong over the runs against #eval, and Q (runs that put variable i into S
+    at each generation) for 10, 30, 50 and 100 dimensions."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    summary = {}
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        for fn in args.functions:
+            fig, axes = plt.subplots(2, len(args.dims), figsize=(4 * len(args.dims), 6.5), squeeze=False)
+            for col, dim in enumerate(args.dims):
+                big_m = paper.POPSIZE_RESULTS.get((fn, dim), {}).get("edamcc", 200)
+                runs = list(pool.map(_structure_run, [fn] * args.runs, [dim] * args.runs, [big_m] * args.runs, range(args.runs)))
+                length = min(len(r[1]) for r in runs)
+                evals = runs[0][0][:length]
+                mean_strong = np.mean([r[1][:length] for r in runs], axis=0)
+                q = np.sum([r[2][:, :length] for r in runs], axis=0)
+                summary[f"{fn}_{dim}"] = {"M": big_m, "runs": args.runs, "mean_n_strong": float(mean_strong.mean()),
+                                          "strong_frequency": (q.sum(axis=1) / (args.runs * length)).round(3).tolist()}  # fmt: skip
+                axes[0][col].plot(evals, mean_strong, lw=0.8)
+                axes[0][col].set_title(f"{fn}, {dim}D: average #strong")
+                axes[1][col].imshow(q, aspect="auto", cmap="Greys", interpolation="nearest", vmin=0, vmax=args.runs,
+                                    extent=(evals[0], evals[-1], dim + 0.5, 0.5))  # fmt: skip
+                axes[1][col].set_title(f"{dim}D Q ({args.runs} runs)")
+                axes[1][col].set_xlabel("#eval")
+                print(f"{fn} {dim}D M={big_m}: mean #strong {mean_strong.mean():.1f}", flush=True)
+            axes[1][0].set_ylabel("variable")
+            fig.tight_layout()
+            path = out / f"structure_{fn}.png"
+            fig.savefig(path, dpi=90)
+            plt.close(fig)
+            print(f"wrote {path}")
+    (out / "structure.json").write_text(json.dumps(summary, indent=1))
+
+
 def cmd_report(args: argparse.Namespace) -> None:
     out = Path(args.out)
     text = report(out)
@@ -326,12 +375,19 @@ def main() -> None:
     run.add_argument("--popsizes", choices=["all", "paper"], default="all", help="search M in 200..2000 (paper) or only the paper's best M")
     run.add_argument("--functions", nargs="+", default=None)
     run.add_argument("--dims", nargs="+", type=int, default=None)
+    run.add_argument("--columns", nargs="+", default=None, help="only these columns of the tables (e.g. edamcc umdac)")
     run.add_argument("--workers", type=int, default=2)
     run.add_argument("--out", default=str(DEFAULT_OUT))
     rep = sub.add_parser("report", help="print and write the Markdown report and plots")
     rep.add_argument("--out", default=str(DEFAULT_OUT))
+    st = sub.add_parser("structure", help="#strong curves and Q matrices (fig:F1_WI and siblings)")
+    st.add_argument("--functions", nargs="+", default=["F1", "F8", "F9", "F12"])
+    st.add_argument("--dims", nargs="+", type=int, default=[10, 30, 50, 100])
+    st.add_argument("--runs", type=int, default=25)
+    st.add_argument("--workers", type=int, default=2)
+    st.add_argument("--out", default=str(DEFAULT_OUT))
     args = parser.parse_args()
-    {"run": cmd_run, "report": cmd_report}[args.command](args)
+    {"run": cmd_run, "report": cmd_report, "structure": cmd_structure}[args.command](args)
 
 
 if __name__ == "__main__":
