@@ -396,7 +396,8 @@ class EDAMCCStrategy:
         """Add evaluated points that were never asked (a user's guesses, another optimizer's).
 
         They count as evaluations, can become the elite, and join the next selection like
-        extra candidates. ``x`` must be finite; it is not repaired.
+        extra candidates. ``x`` must be finite; it is not repaired. Injecting as many points as
+        the open generation has candidates closes it: a warm start from the user's points.
         """
         xa, fa = self._as_batch(x, f)
         if not np.all(np.isfinite(xa)):
