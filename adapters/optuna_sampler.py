@@ -53,7 +53,7 @@ from edamcc.bounds import repair
 from edamcc.fitting import fit_generation, truncation_selection
 from edamcc.models import UniformModel
 from edamcc.record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord
-from edamcc.strategy import DEFAULT_C, DEFAULT_M_CORR, DEFAULT_SELECTION_RATIO, DEFAULT_THETA
+from edamcc.strategy import DEFAULT_C, DEFAULT_M_CORR, DEFAULT_SELECTION_RATIO, DEFAULT_THETA, EDAMCCStrategy
 from edamcc.variants import get_variant
 
 GENERATION_KEY = "edamcc:generation"
@@ -131,22 +131,18 @@ class EDAMCCSampler(BaseSampler):
         seed: int | None = None,
         independent_sampler: BaseSampler | None = None,
     ) -> None:
-        self._variant = get_variant(variant)
-        if population_size is not None and (isinstance(population_size, bool) or not isinstance(population_size, int) or population_size < 3):
-            raise ValueError(f"population_size: expected an integer >= 3 or None; got {population_size!r}")
-        if isinstance(selection_ratio, bool) or not isinstance(selection_ratio, (int, float)) or not 0 < selection_ratio <= 1:
-            raise ValueError(f"selection_ratio: expected a number in (0, 1]; got {selection_ratio!r}")
-        if isinstance(theta, bool) or not isinstance(theta, (int, float)) or not 0 <= theta <= 1:
-            raise ValueError(f"theta: expected a number in [0, 1]; got {theta!r}")
-        min_c = 2 if self._variant.grouping == "greedy" else 1
-        if isinstance(c, bool) or not isinstance(c, int) or c < min_c:
-            raise ValueError(f"c: expected an integer >= {min_c}; got {c!r}")
-        if m_corr is not None and (isinstance(m_corr, bool) or not isinstance(m_corr, int) or m_corr < 2):
-            raise ValueError(f"m_corr: expected an integer >= 2 or None; got {m_corr!r}")
         if repair not in ("clip", "reflect"):
-            raise ValueError(f"repair: expected 'clip' or 'reflect'; got {repair!r}")
+            raise ValueError(f"repair: expected 'clip' or 'reflect' (an Optuna box is always bounded); got {repair!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise ValueError(f"seed: expected an int or None; got {seed!r}")
+        if population_size is not None and (isinstance(population_size, bool) or not isinstance(population_size, int)):
+            raise ValueError(f"population_size: expected an integer >= 3 or None; got {population_size!r}")
+        if m_corr is not None and (isinstance(m_corr, bool) or not isinstance(m_corr, int) or m_corr < 2):
+            raise ValueError(f"m_corr: expected an integer >= 2 or None; got {m_corr!r}")
+        # The strategy's own checks, on a one-variable probe (the dimension is not known yet).
+        EDAMCCStrategy(bounds=[(0.0, 1.0)], population_size=200 if population_size is None else population_size, selection_ratio=selection_ratio,
+                       theta=theta, c=c, variant=variant, repair=repair, record_structure=False, seed=0)  # fmt: skip
+        self._variant = get_variant(variant)
         self._population_size = population_size
         self._selection_ratio = float(selection_ratio)
         self._m_corr = m_corr

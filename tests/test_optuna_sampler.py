@@ -113,7 +113,7 @@ def test_multi_objective_raises():
 
 
 def test_bad_arguments_raise():
-    for kwargs, name in [({"theta": 2}, "theta"), ({"c": 0}, "c"), ({"population_size": 2}, "population_size"),
+    for kwargs, name in [({"theta": 2}, "theta"), ({"c": 0}, "c"), ({"population_size": 2}, "population_size"), ({"population_size": 0}, "population_size"),
                          ({"variant": "x"}, "variant"), ({"repair": "none"}, "repair"), ({"seed": 1.5}, "seed")]:  # fmt: skip
         with pytest.raises(ValueError, match=name):
             EDAMCCSampler(**kwargs)
