@@ -146,6 +146,8 @@ def test_record_keeps_n_strong_q_and_pairs_and_aggregates_runs():
     freq = r1.pair_frequency()
     np.testing.assert_array_equal(freq, freq.T)
     assert freq.max() <= 1.0
+    top = r1.dependency_edges(0.0, limit=3)
+    assert len(top) == 3 and top == r1.dependency_edges(0.0)[:3]
     mean_strong, q, pairs = aggregate([r1, r2])
     np.testing.assert_allclose(mean_strong, (r1.n_strong + r2.n_strong) / 2)
     np.testing.assert_array_equal(q, r1.q_matrix() + r2.q_matrix())

@@ -66,7 +66,7 @@ def _structure_summary(record: StructureRecord | None, top: int = 5) -> dict[str
         "most_often_strong": [(int(i), float(freq[i])) for i in most],
     }
     if record.pair_counts is not None:
-        out["strongest_pairs"] = [(i, j, round(f, 4)) for i, j, f in record.dependency_edges(0.0)[:top]]
+        out["strongest_pairs"] = [(i, j, round(f, 4)) for i, j, f in record.dependency_edges(0.0, limit=top)]
     return out
 
 

@@ -99,13 +99,16 @@ class StructureRecord:
         sym = counts + counts.T
         return sym / max(self.n_wi_calls, 1)
 
-    def dependency_edges(self, min_frequency: float = 0.5) -> list[tuple[int, int, float]]:
-        """Pairs ``(i, j, frequency)`` with i < j found dependent in at least ``min_frequency`` of WI calls."""
+    def dependency_edges(self, min_frequency: float = 0.5, limit: int | None = None) -> list[tuple[int, int, float]]:
+        """Pairs ``(i, j, frequency)`` with i < j found dependent in at least ``min_frequency`` of
+        WI calls, most frequent first; at most ``limit`` of them if given."""
         if not 0.0 <= min_frequency <= 1.0:
             raise ValueError(f"min_frequency: expected a value in [0, 1]; got {min_frequency!r}")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 0):
+            raise ValueError(f"limit: expected a non-negative integer or None; got {limit!r}")
         freq = np.triu(self.pair_frequency(), 1)
         i, j = np.nonzero(freq >= min_frequency) if min_frequency > 0 else np.triu_indices(self.dimension, 1)
-        order = np.argsort(-freq[i, j], kind="stable")
+        order = np.argsort(-freq[i, j], kind="stable")[:limit]
         return [(int(a), int(b), float(freq[a, b])) for a, b in zip(i[order], j[order])]
 
     def to_dict(self, *, include_q: bool = True, include_pairs: bool = False) -> dict[str, Any]:
