@@ -5,13 +5,16 @@
 
 Settings: M = 200, m = 100, m_corr = 100, c = 100, theta = 0.3 (the paper's 500D settings).
 Each (algorithm, n) runs in its own process; time is the median over generations, peak memory
-is tracemalloc's peak of what the strategy allocates during those generations.
+is tracemalloc's peak of what the strategy allocates during two further generations (traced
+apart from the timed ones, since tracing slows every allocation).
 
 The raw kernels a generation cannot avoid, timed in the same process on the same shapes:
-the correlation product of the m_corr selected rows (``Z.T @ Z``, all n^2 pairs), the batched
+the correlation product of the m_corr selected rows (``Z.T @ Z``, all n^2 pairs) and one pass
+taking each row's largest |entry| (WI's comparison of every pair with theta), the batched
 eigendecompositions of the group covariances (the same partition as SM's), the group
 covariance products, the sampling products and the normal draws. "ratio" is our generation
-time divided by their sum.
+time divided by their sum; the kernels run once after each timed generation, on its |S|, and
+both sides are medians over the generations.
 """
 
 from __future__ import annotations
@@ -31,15 +34,6 @@ from edamcc import EDAMCCStrategy
 M, M_CORR, C = 200, 100, 100
 
 
-def _median_time(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
-
-
 def measure(algorithm: str, n: int, generations: int) -> dict:
     rng = np.random.default_rng(0)
     es = EDAMCCStrategy(bounds=[(-100.0, 100.0)] * n, population_size=M, m_corr=M_CORR, c=C, variant=algorithm,
@@ -48,10 +42,7 @@ def measure(algorithm: str, n: int, generations: int) -> dict:
     for _ in range(2):
         x = es.ask()
         es.tell(x, np.sum(x**2, axis=1))
-    times = []
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    base = tracemalloc.get_traced_memory()[0]
+    times, kernel_runs = [], []
     x = es.ask()
     for _ in range(generations):
         f = np.sum(x**2, axis=1)  # the objective: outside the timed part
@@ -59,33 +50,57 @@ def measure(algorithm: str, n: int, generations: int) -> dict:
         es.tell(x, f)  # closes the generation: select, WI, SM, fit, sample the next one
         x = es.ask()
         times.append(time.perf_counter() - t)
+        if algorithm == "edamcc":
+            # right after the generation it is compared with, on that generation's |S|, so
+            # that drifts in machine speed touch both alike
+            kernel_runs.append(kernels(n, int(es.strong_variables.size), rng))
+    # Peak memory in separate generations: tracemalloc hooks every allocation, which would
+    # inflate the times above (by 30-50% at n = 500).
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    for _ in range(2):
+        es.tell(x, np.sum(x**2, axis=1))
+        x = es.ask()
     peak = tracemalloc.get_traced_memory()[1] - base
     tracemalloc.stop()
     n_strong = int(es.strong_variables.size) if es.strong_variables is not None else 0
     out = {"algorithm": algorithm, "n": n, "seconds": float(np.median(times)), "peak_mib": peak / 2**20, "n_strong": n_strong}
-    if algorithm == "edamcc":
-        out |= kernels(n, n_strong, rng)
+    if kernel_runs:
+        out |= {key: float(np.median([k[key] for k in kernel_runs])) for key in kernel_runs[0]}
     return out
 
 
+def _timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
 def kernels(n: int, n_strong: int, rng: np.random.Generator) -> dict:
-    """The unavoidable numerical work of an EDA-MCC generation with |S| = n_strong: the same
-    partition as SM's (floor(|S|/c) groups of c, plus one group of the remainder)."""
+    """One call of each unavoidable numerical kernel of an EDA-MCC generation with |S| = n_strong,
+    timed: the same partition as SM's (floor(|S|/c) groups of c, plus one of the remainder)."""
     m = M // 2
     z = rng.standard_normal((M_CORR, n))
-    corr = _median_time(lambda: z.T @ z, 3)
+
+    def corr_kernel():
+        c = z.T @ z
+        np.abs(c, out=c)
+        return c.max(axis=1)  # WI needs each variable's largest |corr|: one pass over the n^2 entries
+
+    corr = _timed(corr_kernel)
     stacks = [(n_strong // C, C)] + ([(1, n_strong % C)] if n_strong % C else [])
     stacks = [(g, s) for g, s in stacks if g]
     cov_t = eig = sample = 0.0
     for g, s in stacks:
         d = rng.standard_normal((g, m, s))
-        cov_t += _median_time(lambda: d.transpose(0, 2, 1) @ d, 3)
+        cov_t += _timed(lambda: d.transpose(0, 2, 1) @ d)
         cov = d.transpose(0, 2, 1) @ d / m
-        eig += _median_time(lambda: np.linalg.eigh(cov), 3)
+        eig += _timed(lambda: np.linalg.eigh(cov))
         factor = rng.standard_normal((g, s, s))
         noise = rng.standard_normal((g, M - 1, s))
-        sample += _median_time(lambda: noise @ factor, 3)
-    rand = _median_time(lambda: rng.standard_normal((M - 1, n)), 3)
+        sample += _timed(lambda: noise @ factor)
+    rand = _timed(lambda: rng.standard_normal((M - 1, n)))
     total = corr + cov_t + eig + sample + rand
     return {"kernel_corr": corr, "kernel_cov": cov_t, "kernel_eigh": eig, "kernel_sample": sample, "kernel_randn": rand, "kernels": total}
 
@@ -95,7 +110,7 @@ def main() -> None:
     parser.add_argument("--dims", nargs="+", type=int, default=[100, 500, 1000, 2000, 5000, 10000])
     parser.add_argument("--algorithms", nargs="+", default=["edamcc", "umdac", "eeda"])
     parser.add_argument("--eeda-max", type=int, default=2000, help="largest n for EEDA (cubic cost)")
-    parser.add_argument("--generations", type=int, default=7)
+    parser.add_argument("--generations", type=int, default=15)
     parser.add_argument("--single", nargs=2, metavar=("ALGORITHM", "N"), help=argparse.SUPPRESS)
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "generation_cost.json"))
     args = parser.parse_args()

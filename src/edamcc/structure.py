@@ -65,8 +65,11 @@ def max_abs_correlation(
         np.abs(corr, out=corr)
         diag = np.arange(width)
         corr[diag, diag] = 0.0  # a variable's correlation with itself does not count
+        # Row maxima cover the rows' pairs; the diagonal block is symmetric, so only the
+        # columns right of it (pairs with a later block) need column maxima.
         np.maximum(best[start:stop], corr.max(axis=1), out=best[start:stop])
-        np.maximum(best[start:], corr.max(axis=0), out=best[start:])
+        if stop < n:
+            np.maximum(best[stop:], corr[:, width:].max(axis=0), out=best[stop:])
         if pair_counts is not None:
             strong = corr > theta
             strong[:, :width] = np.triu(strong[:, :width], 1)  # each pair once: i < j
