@@ -20,7 +20,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import paper_data as paper  # noqa: E402
 
 from edamcc import minimize  # noqa: E402
-from edamcc.functions import get_function  # noqa: E402
+from edamcc.functions import CEC2005_DATA_FILES, CEC2005_MAX_DIMENSION, cec2005_instance, get_function  # noqa: E402
 
 ZERO = 1e-12
 POPSIZES = (200, 500, 1000, 2000)
@@ -50,15 +50,31 @@ class Job:
     theta: float
     seed: int
     budget: int
+    instance: str = "generated"  # or "cec2005": the official data files (--cec2005-data)
 
     @property
     def key(self) -> str:
+        tag = "" if self.instance == "generated" else f"__{self.instance}"
         return (f"{self.table}__{self.column}__{self.function}__{self.dim}__M{self.population_size}"
-                f"__c{self.c}__t{self.theta}__s{self.seed}")  # fmt: skip
+                f"__c{self.c}__t{self.theta}__s{self.seed}{tag}")  # fmt: skip
+
+
+_CEC2005_DIR: str | None = None  # set in each worker by --cec2005-data (never written into results)
+
+
+def _set_cec2005_dir(directory: str | None) -> None:
+    global _CEC2005_DIR
+    _CEC2005_DIR = directory
+
+
+def instance_for(function: str, dim: int, cec2005: bool) -> str:
+    """"cec2005" where official data define the function at this dimension, else "generated"."""
+    return "cec2005" if cec2005 and function in CEC2005_DATA_FILES and dim <= CEC2005_MAX_DIMENSION else "generated"
 
 
 def run_job(job: Job) -> dict:
-    f = get_function(job.function, job.dim, seed=0)  # one fixed instance, as CEC2005's data files
+    data = {} if job.instance == "generated" else cec2005_instance(job.function, job.dim, _CEC2005_DIR)  # type: ignore[arg-type]
+    f = get_function(job.function, job.dim, seed=0, **data)  # one fixed instance, as CEC2005's data files
     curve: list[tuple[int, float]] = []
 
     def callback(r) -> bool:
@@ -160,11 +176,14 @@ def cmd_run(args: argparse.Namespace) -> None:
     jobs = [j for t in args.table for j in jobs_for(t, args.runs, args.popsizes, args.functions, args.dims)]
     if args.columns:
         jobs = [j for j in jobs if j.column in args.columns]
+    if args.cec2005_data:
+        jobs = [replace(j, instance=instance_for(j.function, j.dim, True)) for j in jobs]
+        jobs = [j for j in jobs if j.instance == "cec2005"]  # the generated ones are the default campaign's
     todo = [j for j in jobs if not (runs_dir / f"{j.key}.json").exists()]
     print(f"{len(jobs)} runs, {len(jobs) - len(todo)} already done, {len(todo)} to do, {args.workers} workers", flush=True)
     # the most expensive first, so the pool drains evenly
     todo.sort(key=lambda j: -j.budget * (1 + j.dim / 100))
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+    with ProcessPoolExecutor(max_workers=args.workers, initializer=_set_cec2005_dir, initargs=(args.cec2005_data,)) as pool:
         futures = {pool.submit(run_job, j): j for j in todo}
         for k, fut in enumerate(as_completed(futures), 1):
             j = futures[fut]
@@ -245,7 +264,8 @@ def report(out: Path) -> str:
         return "no runs yet\n"
     by: dict[tuple, dict[int, list[dict]]] = defaultdict(lambda: defaultdict(list))
     for r in rows:
-        by[(r["table"], r["function"], r["dim"], r["column"], r["theta"], r["c"])][r["population_size"]].append(r)
+        column = r["column"] if r.get("instance", "generated") == "generated" else f'{r["column"]} ({r["instance"]})'
+        by[(r["table"], r["function"], r["dim"], column, r["theta"], r["c"])][r["population_size"]].append(r)
     lines: list[str] = []
     for table in TABLES:
         cells = {k: v for k, v in by.items() if k[0] == table}
@@ -263,11 +283,13 @@ def report(out: Path) -> str:
             _, fn, dim, col, theta, c = key
             m, runs = best[key]
             errs = [r["error"] for r in runs]
-            ref_key = (table, fn, dim, "edamcc" if table != "additional" else "umdac", theta, c)
+            base_col, _, inst = col.partition(" ")  # "edamcc (cec2005)" -> compared with "edamcc (cec2005)"
+            ref_col = ("edamcc" if table != "additional" else "umdac") + (f" {inst}" if inst else "")
+            ref_key = (table, fn, dim, ref_col, theta, c)
             marker = ""
             if ref_key != key and ref_key in best and table != "theta_c":
                 marker = _marker(errs, [r["error"] for r in best[ref_key][1]])
-            theirs = _paper_cell(table, col, fn, dim, theta, c)
+            theirs = _paper_cell(table, base_col, fn, dim, theta, c)
             mean = float(np.mean(errs))
             lines.append(f"| {fn} | {dim} | {col} | {m} | {len(errs)} | {_fmt(mean, float(np.std(errs)))} | {marker} | "
                          f"{_paper_fmt(theirs)} | {_verdict(mean, theirs)} | {np.mean([r['wall_seconds'] for r in runs]):.1f} |")  # fmt: skip
@@ -280,7 +302,7 @@ def plots(out: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [r for r in _load(out) if r["table"] == "solution" and r["dim"] == 100]
+    rows = [r for r in _load(out) if r["table"] == "solution" and r["dim"] == 100 and r.get("instance", "generated") == "generated"]
     written = []
     fns = [f for f in ("F3", "F5", "F8", "F9", "F10") if any(r["function"] == f for r in rows)]
     if fns:  # fig:EvolutionaryCurves2ndGroup
@@ -378,6 +400,9 @@ def main() -> None:
     run.add_argument("--columns", nargs="+", default=None, help="only these columns of the tables (e.g. edamcc umdac)")
     run.add_argument("--workers", type=int, default=2)
     run.add_argument("--out", default=str(DEFAULT_OUT))
+    run.add_argument("--cec2005-data", metavar="DIR", default=None,
+                     help="directory of the official CEC2005 data files: run only the cells they define "
+                          "(F2, F8, F9, F10, F12, F13 up to 100D) on the official instances")  # fmt: skip
     rep = sub.add_parser("report", help="print and write the Markdown report and plots")
     rep.add_argument("--out", default=str(DEFAULT_OUT))
     st = sub.add_parser("structure", help="#strong curves and Q matrices (fig:F1_WI and siblings)")

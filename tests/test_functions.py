@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from edamcc.functions import (
+    cec2005_instance,
     condition_two_matrix,
     get_function,
     list_functions,
@@ -155,3 +156,39 @@ def test_instance_data_never_share_an_optimizers_random_stream():
         o = get_function("F2", 10, seed=seed).optimum_x
         first = np.random.default_rng(seed).uniform(-100, 100, size=(5, 10))
         assert not np.any(np.isclose(first, o).all(axis=1))
+
+
+def _write_cec2005_files(directory, rng):
+    """Files in the official format: 100 values per row, F10's o then its 100 x 100 A."""
+    np.savetxt(directory / "sphere_func_data.txt", rng.uniform(-80, 80, (1, 100)))
+    np.savetxt(directory / "rastrigin_func_data.txt", rng.uniform(-5, 5, (1, 100)))
+    np.savetxt(directory / "rastrigin_M_D10.txt", rng.standard_normal((10, 10)))
+    o = rng.uniform(-100, 100, (1, 100))
+    a = rng.integers(-100, 101, (100, 100)).astype(float)
+    np.savetxt(directory / "schwefel_206_data.txt", np.vstack([o, a]))
+    return o[0], a
+
+
+def test_cec2005_instance_reads_the_official_files(tmp_path):
+    o, a = _write_cec2005_files(tmp_path, np.random.default_rng(3))
+    f10 = get_function("F10", 30, **cec2005_instance("F10", 30, tmp_path))
+    np.testing.assert_array_equal(f10.data["matrix"], a[:30, :30])
+    np.testing.assert_array_equal(f10.optimum_x, schwefel_206_on_bounds(o[:30]))
+    assert f10.error(f10(f10.optimum_x)) == 0.0
+    sphere_row = np.loadtxt(tmp_path / "sphere_func_data.txt")
+    np.testing.assert_array_equal(get_function("F2", 50, **cec2005_instance("F2", 50, tmp_path)).optimum_x, sphere_row[:50])
+    # a rotation file for the dimension is used; without one the generator is (as officially)
+    f12 = get_function("F12", 10, **cec2005_instance("F12", 10, tmp_path))
+    np.testing.assert_array_equal(f12.data["rotation"], np.loadtxt(tmp_path / "rastrigin_M_D10.txt"))
+    assert "rotation" not in cec2005_instance("F12", 20, tmp_path)
+    assert cec2005_instance("F11", 50, tmp_path) == {}  # not a CEC2005 function
+
+
+def test_cec2005_instance_rejects_what_no_file_covers(tmp_path):
+    _write_cec2005_files(tmp_path, np.random.default_rng(4))
+    with pytest.raises(ValueError, match="dimension: the CEC2005 data files cover at most 100"):
+        cec2005_instance("F10", 101, tmp_path)
+    with pytest.raises(FileNotFoundError, match="directory: rosenbrock_func_data.txt not found"):
+        cec2005_instance("F8", 50, tmp_path)
+    with pytest.raises(ValueError, match="dimension: expected a positive integer"):
+        cec2005_instance("F2", 0, tmp_path)

@@ -18,8 +18,10 @@ Conventions of the official code: rotations multiply row vectors, ``z = (x - o) 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -301,3 +303,56 @@ def get_function(
             return expr(x - offset) + spec.bias
 
     return BenchmarkFunction(spec.name, spec.title, spec.reference, n, spec.lower, spec.upper, spec.bias, o.copy(), evaluate, data)
+
+
+# The official CEC2005 data files behind the paper's CEC2005-derived functions: name ->
+# (file holding o, file pattern holding the rotation M or None). They hold 100 values per
+# row; rotations exist for 2, 10, 30 and 50 dimensions only.
+CEC2005_DATA_FILES: dict[str, tuple[str, str | None]] = {
+    "F2": ("sphere_func_data.txt", None),
+    "F8": ("rosenbrock_func_data.txt", None),
+    "F9": ("high_cond_elliptic_rot_data.txt", "elliptic_M_D{n}.txt"),
+    "F10": ("schwefel_206_data.txt", None),  # row 0 is o, rows 1..100 are A
+    "F12": ("rastrigin_func_data.txt", "rastrigin_M_D{n}.txt"),
+    "F13": ("EF8F2_func_data.txt", None),
+}
+CEC2005_MAX_DIMENSION = 100
+
+
+def cec2005_instance(name: str, dimension: int, directory: str | os.PathLike[str]) -> dict[str, NDArray[np.float64]]:
+    """``get_function`` keyword arguments that build the official CEC2005 instance of ``name``.
+
+    ``directory`` holds the text data files distributed with the CEC2005 benchmark code
+    (``sphere_func_data.txt``, ``schwefel_206_data.txt``, ``elliptic_M_D50.txt``, ...). Use as
+    ``get_function(name, n, **cec2005_instance(name, n, directory))``. Functions not derived
+    from CEC2005 (F1, F3-F7, F11) get ``{}``; a rotation without a file for ``dimension``
+    (e.g. 100) is left to ``get_function``'s generator, as the official code does.
+
+    Raises:
+        ValueError: ``dimension`` above 100, where no official data exist.
+        FileNotFoundError: a needed file is missing from ``directory``.
+    """
+    spec = _spec(name)
+    if isinstance(dimension, bool) or not isinstance(dimension, (int, np.integer)) or dimension < 1:
+        raise ValueError(f"dimension: expected a positive integer; got {dimension!r}")
+    if spec.name not in CEC2005_DATA_FILES:
+        return {}
+    if dimension > CEC2005_MAX_DIMENSION:
+        raise ValueError(f"dimension: the CEC2005 data files cover at most {CEC2005_MAX_DIMENSION} "
+                         f"variables; got {dimension}")  # fmt: skip
+    base = Path(directory)
+    shift_file, rotation_pattern = CEC2005_DATA_FILES[spec.name]
+
+    def load(file: str) -> NDArray[np.float64]:
+        path = base / file
+        if not path.is_file():
+            raise FileNotFoundError(f"directory: {file} not found in {str(base)!r} (the CEC2005 data files)")
+        return np.loadtxt(path, ndmin=2)
+
+    table = load(shift_file)
+    out: dict[str, NDArray[np.float64]] = {"shift": table[0, :dimension]}
+    if spec.name == "F10":
+        out["matrix"] = table[1 : 1 + dimension, :dimension]
+    if rotation_pattern is not None and (base / rotation_pattern.format(n=dimension)).is_file():
+        out["rotation"] = load(rotation_pattern.format(n=dimension))
+    return out
