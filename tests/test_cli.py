@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pytest
 
 from edamcc.cli import main
@@ -43,6 +44,8 @@ def test_variants_and_functions_are_listed(capsys):
         (["solve", "F1", "--budget", "-3"], "--budget"),
         (["solve", "F1", "--variant", "nope"], "variant"),
         (["solve", "F1", "--theta", "2"], "theta"),
+        (["solve", "F10", "--cec2005-data", "no-such-directory"], "--cec2005-data: directory: schwefel_206_data.txt not found"),
+        (["solve", "F10", "--dim", "200", "--cec2005-data", "."], "at most 100"),
     ],
 )
 def test_clear_errors(argv, message, capsys):
@@ -50,3 +53,15 @@ def test_clear_errors(argv, message, capsys):
         main(argv)
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_solve_uses_the_official_cec2005_files(tmp_path, capsys):
+    rng = np.random.default_rng(5)
+    np.savetxt(tmp_path / "sphere_func_data.txt", rng.uniform(-80, 80, (1, 100)))
+    out_json = tmp_path / "r.json"
+    main(["solve", "F2", "--dim", "4", "--seed", "1", "--budget", "4000", "-q", "--cec2005-data", str(tmp_path), "--json", str(out_json)])
+    data = json.loads(out_json.read_text())
+    assert data["error"] < 1e-3  # solved on the instance the file defines
+    generated = tmp_path / "g.json"
+    main(["solve", "F2", "--dim", "4", "--seed", "1", "--budget", "4000", "-q", "--json", str(generated)])
+    assert json.loads(generated.read_text())["x"] != data["x"]

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import __version__
-from .functions import get_function, list_functions
+from .functions import cec2005_instance, get_function, list_functions
 from .optimize import minimize
 from .record import StructureRecord
 from .variants import VARIANTS, get_variant
@@ -38,6 +38,9 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--dim", type=_positive_int, default=50, help="number of variables (default 50)")
     solve.add_argument("--seed", type=int, default=None, help="seed of the optimizer (default: fresh entropy)")
     solve.add_argument("--instance-seed", type=int, default=0, help="seed of the function's shift/rotation data (default 0)")
+    solve.add_argument("--cec2005-data", metavar="DIR", default=None,
+                       help="directory of the official CEC2005 data files: use them where they define the "
+                            "function (F2, F8, F9, F10, F12, F13 up to 100D)")  # fmt: skip
     solve.add_argument("--budget", type=_positive_int, default=None, help="evaluations (default 10000 * dim)")
     solve.add_argument("--variant", default="edamcc", help=f"algorithm (default edamcc; one of {', '.join(sorted(VARIANTS))})")
     solve.add_argument("--population-size", "-M", type=_positive_int, default=200, help="M (default 200)")
@@ -93,10 +96,11 @@ def _plot(record: StructureRecord, title: str, path: str) -> None:
 
 def _solve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
-        f = get_function(args.function, args.dim, seed=args.instance_seed)
+        data = {} if args.cec2005_data is None else cec2005_instance(args.function, args.dim, args.cec2005_data)
+        f = get_function(args.function, args.dim, seed=args.instance_seed, **data)
         variant = get_variant(args.variant)
-    except ValueError as exc:
-        parser.error(str(exc))
+    except (ValueError, FileNotFoundError) as exc:
+        parser.error(f"--cec2005-data: {exc}" if isinstance(exc, FileNotFoundError) else str(exc))
     if args.plot:
         try:
             import matplotlib  # noqa: F401
