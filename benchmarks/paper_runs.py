@@ -141,7 +141,8 @@ def jobs_for(table: str, runs: int, popsizes: str, functions: list[str] | None, 
         elif table == "additional":
             for fn, dim in paper.ADDITIONAL_EXP:
                 if fsel(fn) and dsel(dim):
-                    yield Job(table, "umdac", "umdac", fn, dim, 2000, 20, 0.3, seed, _budget(dim))
+                    for big_m in sizes(2000):
+                        yield Job(table, "umdac", "umdac", fn, dim, big_m, 20, 0.3, seed, _budget(dim))
                     for variant, tag in (("edamcc", "edamcc"), ("edamcc-emna", "edamcc-emna")):
                         for c in (20, 2):
                             for big_m in sizes(2000):
