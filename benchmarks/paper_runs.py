@@ -327,6 +327,28 @@ def plots(out: Path) -> list[Path]:
         fig.savefig(path, dpi=100)
         plt.close(fig)
         written.append(path)
+    solution = [r for r in _load(out) if r["table"] == "solution" and r.get("instance", "generated") == "generated"]
+    fns = [f for f in ("F2", "F8", "F11") if any(r["function"] == f for r in solution)]
+    if fns:  # fig:CPU_comparison: CPU seconds per run against n, at each algorithm's reported M
+        fig, axes = plt.subplots(1, len(fns), figsize=(4 * len(fns), 3.4), squeeze=False)
+        for ax, fn in zip(axes[0], fns):
+            for col in ("umdac", "emna-global", "eeda", "edamcc"):
+                pts = []
+                for dim in sorted({r["dim"] for r in solution}):
+                    runs = [r for r in solution if r["function"] == fn and r["column"] == col and r["dim"] == dim]
+                    if runs:
+                        pts.append((dim, float(np.mean([r["cpu_seconds"] for r in runs]))))
+                if pts:
+                    ax.plot(*zip(*pts), marker="o", label=col)
+            ax.set_title(f"{fn}: CPU time per run")
+            ax.set_xlabel("n")
+        axes[0][0].set_ylabel("CPU seconds")
+        axes[0][0].legend(fontsize=7)
+        fig.tight_layout()
+        path = out / "cpu_time.png"
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        written.append(path)
     return written
 
 
