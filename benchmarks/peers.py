@@ -122,23 +122,34 @@ def main() -> None:
             r = fut.result()
             path(j).write_text(json.dumps(r))
             print(f"[{k}/{len(todo)}] {j[0]} {j[1]} {j[2]}D: error {r['error']:.3e} ({r['wall_seconds']:.0f} s)", flush=True)
-    results = [json.loads(path(j).read_text()) for j in jobs]
-    lines = []
-    for dim in args.dims:
-        algs = [a for a in args.algorithms if any(r["algorithm"] == a and r["dim"] == dim for r in results)]
-        budget = _budget(dim, args.budget_factor)
-        lines += [f"\n{dim}D, {budget} evaluations, {args.runs} run(s): mean F(x) - F(x*) (mean wall seconds per run)\n",
-                  "| function | " + " | ".join(algs) + " |", "|---|" + "---|" * len(algs)]  # fmt: skip
-        for fname in args.functions:
-            cells = []
-            for a in algs:
-                rs = [r for r in results if r["algorithm"] == a and r["dim"] == dim and r["function"] == fname]
-                err = np.mean([r["error"] for r in rs])
-                cells.append(f"{0 if err < 1e-12 else err:.2e} ({np.mean([r['wall_seconds'] for r in rs]):.0f})")
-            lines.append(f"| {fname} | " + " | ".join(cells) + " |")
-    text = "\n".join(lines) + "\n"
+    text = report(out)
     print(text)
     (out / "report.md").write_text(text)
+
+
+def report(out: Path) -> str:
+    """One table per (dimension, budget) over every run file under ``out``, not only this call's."""
+    results = [json.loads(p.read_text()) for p in sorted((out / "runs").glob("*.json"))]
+    order = {f"F{i}": i for i in range(1, 14)}
+    lines = []
+    for dim, budget in sorted({(r["dim"], r["budget"]) for r in results}):
+        rows = [r for r in results if r["dim"] == dim and r["budget"] == budget]
+        algs = [a for a in ALGORITHMS if any(r["algorithm"] == a for r in rows)]
+        runs = sorted({len([r for r in rows if r["algorithm"] == a and r["function"] == f]) for a in algs for f in order} - {0})
+        lines += [f"\n{dim}D, {budget} evaluations, {'/'.join(map(str, runs))} run(s): mean F(x) - F(x*) (mean wall seconds per run)\n",
+                  "| function | " + " | ".join(algs) + " |", "|---|" + "---|" * len(algs)]  # fmt: skip
+        for fname in sorted({r["function"] for r in rows}, key=order.__getitem__):
+            cells = []
+            for a in algs:
+                rs = [r for r in rows if r["algorithm"] == a and r["function"] == fname]
+                if not rs:
+                    cells.append("–")
+                    continue
+                err = np.mean([r["error"] for r in rs])
+                wall = float(np.mean([r["wall_seconds"] for r in rs]))
+                cells.append(f"{0 if err < 1e-12 else err:.2e} ({wall:.1f})" if wall < 10 else f"{0 if err < 1e-12 else err:.2e} ({wall:.0f})")
+            lines.append(f"| {fname} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
