@@ -235,7 +235,9 @@ def _verdict(ours: float, theirs) -> str:
     ratio = ours / t
     if 1 / 3 <= ratio <= 3:
         return "yes"
-    return f"better ({1 / ratio:.0f}x)" if ratio < 1 else f"worse ({ratio:.0f}x)"
+    factor = 1 / ratio if ratio < 1 else ratio
+    text = f"{factor:.0f}x" if factor < 1e4 else f"{factor:.0e}x"
+    return f"better ({text})" if ratio < 1 else f"worse ({text})"
 
 
 def _paper_cell(table: str, column: str, fn: str, dim: int, theta: float, c: int):

@@ -55,3 +55,4 @@ def test_verdict_uses_a_factor_three_band_and_the_zero_cut():
     assert paper_runs._verdict(4.0, (1.0, 0.1)) == "worse (4x)"
     assert paper_runs._verdict(1e-13, (0.0, 0.0)) == "yes"
     assert paper_runs._verdict(0.5, (0.0, 0.0)).startswith("no")
+    assert paper_runs._verdict(1e-8, (1.3e5, 2.7e5)) == "better (1e+13x)"
