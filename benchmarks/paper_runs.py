@@ -72,6 +72,11 @@ def instance_for(function: str, dim: int, cec2005: bool) -> str:
     return "cec2005" if cec2005 and function in CEC2005_DATA_FILES and dim <= CEC2005_MAX_DIMENSION else "generated"
 
 
+def _generated(run: dict) -> bool:
+    """Whether a run file is on a generated instance (files from before instances existed are)."""
+    return run.get("instance", "generated") == "generated"
+
+
 def run_job(job: Job) -> dict:
     data = {} if job.instance == "generated" else cec2005_instance(job.function, job.dim, _CEC2005_DIR)  # type: ignore[arg-type]
     f = get_function(job.function, job.dim, seed=0, **data)  # one fixed instance, as CEC2005's data files
@@ -178,6 +183,8 @@ def cmd_run(args: argparse.Namespace) -> None:
     if args.columns:
         jobs = [j for j in jobs if j.column in args.columns]
     if args.cec2005_data:
+        if not Path(args.cec2005_data).is_dir():
+            raise SystemExit(f"--cec2005-data: expected the directory of the CEC2005 data files; got {args.cec2005_data!r}")
         jobs = [replace(j, instance=instance_for(j.function, j.dim, True)) for j in jobs]
         jobs = [j for j in jobs if j.instance == "cec2005"]  # the generated ones are the default campaign's
     todo = [j for j in jobs if not (runs_dir / f"{j.key}.json").exists()]
@@ -267,7 +274,7 @@ def report(out: Path) -> str:
         return "no runs yet\n"
     by: dict[tuple, dict[int, list[dict]]] = defaultdict(lambda: defaultdict(list))
     for r in rows:
-        column = r["column"] if r.get("instance", "generated") == "generated" else f'{r["column"]} ({r["instance"]})'
+        column = r["column"] if _generated(r) else f'{r["column"]} ({r["instance"]})'
         by[(r["table"], r["function"], r["dim"], column, r["theta"], r["c"])][r["population_size"]].append(r)
     lines: list[str] = []
     for table in TABLES:
@@ -305,7 +312,8 @@ def plots(out: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [r for r in _load(out) if r["table"] == "solution" and r["dim"] == 100 and r.get("instance", "generated") == "generated"]
+    solution = [r for r in _load(out) if r["table"] == "solution" and _generated(r)]
+    rows = [r for r in solution if r["dim"] == 100]
     written = []
     fns = [f for f in ("F3", "F5", "F8", "F9", "F10") if any(r["function"] == f for r in rows)]
     if fns:  # fig:EvolutionaryCurves2ndGroup
@@ -329,7 +337,6 @@ def plots(out: Path) -> list[Path]:
         fig.savefig(path, dpi=100)
         plt.close(fig)
         written.append(path)
-    solution = [r for r in _load(out) if r["table"] == "solution" and r.get("instance", "generated") == "generated"]
     fns = [f for f in ("F2", "F8", "F11") if any(r["function"] == f for r in solution)]
     if fns:  # fig:CPU_comparison: CPU seconds per run against n, at each algorithm's reported M
         fig, axes = plt.subplots(1, len(fns), figsize=(4 * len(fns), 3.4), squeeze=False)
