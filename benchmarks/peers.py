@@ -96,9 +96,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "peers"))
+    parser.add_argument("--report", action="store_true", help="only rewrite report.md from the run files")
     args = parser.parse_args()
     out = Path(args.out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
+    if args.report:
+        text = report(out)
+        print(text)
+        (out / "report.md").write_text(text)
+        return
     jobs = []
     for dim in args.dims:
         for fname in args.functions:
