@@ -204,6 +204,12 @@ def _spec(name: str) -> _Spec:
     raise ValueError(f"name: unknown function {name!r}; expected one of F1..F13 or {sorted(_ALIASES)}")
 
 
+def _dimension(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"dimension: expected a positive integer; got {value!r}")
+    return int(value)
+
+
 def _vector(value: ArrayLike, n: int, what: str) -> NDArray[np.float64]:
     arr = np.asarray(value, dtype=np.float64)
     if arr.ndim != 1 or arr.size < n:
@@ -245,9 +251,7 @@ def get_function(
         matrix: explicit ``A`` for F10.
     """
     spec = _spec(name)
-    if isinstance(dimension, bool) or not isinstance(dimension, (int, np.integer)) or dimension < 1:
-        raise ValueError(f"dimension: expected a positive integer; got {dimension!r}")
-    n = int(dimension)
+    n = _dimension(dimension)
     if spec.name in ("F7", "F8", "F13") and n < 2:
         raise ValueError(f"dimension: {spec.name} needs at least 2 variables; got {n}")
     # The instance's own stream, separated from any optimizer's default_rng(seed): a shift drawn
@@ -333,8 +337,7 @@ def cec2005_instance(name: str, dimension: int, directory: str | os.PathLike[str
         FileNotFoundError: a needed file is missing from ``directory``.
     """
     spec = _spec(name)
-    if isinstance(dimension, bool) or not isinstance(dimension, (int, np.integer)) or dimension < 1:
-        raise ValueError(f"dimension: expected a positive integer; got {dimension!r}")
+    _dimension(dimension)
     if spec.name not in CEC2005_DATA_FILES:
         return {}
     if dimension > CEC2005_MAX_DIMENSION:
