@@ -306,58 +306,63 @@ def report(out: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plots(out: Path) -> list[Path]:
+ALGORITHM_COLUMNS = ("umdac", "emna-global", "eeda", "edamcc")
+
+
+def _panels(path: Path, fns: list[str], draw, ylabel: str) -> Path:
+    """One panel per function, side by side, as the paper's figures; ``draw(ax, fn)`` fills one."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    fig, axes = plt.subplots(1, len(fns), figsize=(4 * len(fns), 3.4), squeeze=False)
+    for ax, fn in zip(axes[0], fns):
+        draw(ax, fn)
+    axes[0][0].set_ylabel(ylabel)
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plots(out: Path) -> list[Path]:
     solution = [r for r in _load(out) if r["table"] == "solution" and _generated(r)]
     rows = [r for r in solution if r["dim"] == 100]
     written = []
+
+    def convergence(ax, fn: str) -> None:  # fig:EvolutionaryCurves2ndGroup
+        for col in ALGORITHM_COLUMNS:
+            runs = [r for r in rows if r["function"] == fn and r["column"] == col]
+            if not runs:
+                continue
+            m = min({r["population_size"] for r in runs})
+            runs = [r for r in runs if r["population_size"] == m]
+            grid = np.geomspace(max(r["curve"][0][0] for r in runs), 10_000 * 100, 80)
+            ys = [np.interp(grid, [p[0] for p in r["curve"]], [max(p[1], ZERO) for p in r["curve"]]) for r in runs]
+            ax.loglog(grid, np.mean(ys, axis=0), label=col)
+        ax.set_title(f"{fn}, 100D")
+        ax.set_xlabel("#eval")
+
+    def cpu_time(ax, fn: str) -> None:  # fig:CPU_comparison: CPU seconds per run at each algorithm's reported M
+        for col in ALGORITHM_COLUMNS:
+            pts = []
+            for dim in sorted({r["dim"] for r in solution}):
+                runs = [r for r in solution if r["function"] == fn and r["column"] == col and r["dim"] == dim]
+                if runs:
+                    pts.append((dim, float(np.mean([r["cpu_seconds"] for r in runs]))))
+            if pts:
+                ax.plot(*zip(*pts), marker="o", label=col)
+        ax.set_title(f"{fn}: CPU time per run")
+        ax.set_xlabel("n")
+
     fns = [f for f in ("F3", "F5", "F8", "F9", "F10") if any(r["function"] == f for r in rows)]
-    if fns:  # fig:EvolutionaryCurves2ndGroup
-        fig, axes = plt.subplots(1, len(fns), figsize=(4 * len(fns), 3.4), squeeze=False)
-        for ax, fn in zip(axes[0], fns):
-            for col in ("umdac", "emna-global", "eeda", "edamcc"):
-                runs = [r for r in rows if r["function"] == fn and r["column"] == col]
-                if not runs:
-                    continue
-                m = min({r["population_size"] for r in runs})
-                runs = [r for r in runs if r["population_size"] == m]
-                grid = np.geomspace(max(r["curve"][0][0] for r in runs), 10_000 * 100, 80)
-                ys = [np.interp(grid, [p[0] for p in r["curve"]], [max(p[1], ZERO) for p in r["curve"]]) for r in runs]
-                ax.loglog(grid, np.mean(ys, axis=0), label=col)
-            ax.set_title(f"{fn}, 100D")
-            ax.set_xlabel("#eval")
-        axes[0][0].set_ylabel("F(x) - F(x*)")
-        axes[0][0].legend(fontsize=7)
-        fig.tight_layout()
-        path = out / "convergence_100D.png"
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        written.append(path)
+    if fns:
+        written.append(_panels(out / "convergence_100D.png", fns, convergence, "F(x) - F(x*)"))
     fns = [f for f in ("F2", "F8", "F11") if any(r["function"] == f for r in solution)]
-    if fns:  # fig:CPU_comparison: CPU seconds per run against n, at each algorithm's reported M
-        fig, axes = plt.subplots(1, len(fns), figsize=(4 * len(fns), 3.4), squeeze=False)
-        for ax, fn in zip(axes[0], fns):
-            for col in ("umdac", "emna-global", "eeda", "edamcc"):
-                pts = []
-                for dim in sorted({r["dim"] for r in solution}):
-                    runs = [r for r in solution if r["function"] == fn and r["column"] == col and r["dim"] == dim]
-                    if runs:
-                        pts.append((dim, float(np.mean([r["cpu_seconds"] for r in runs]))))
-                if pts:
-                    ax.plot(*zip(*pts), marker="o", label=col)
-            ax.set_title(f"{fn}: CPU time per run")
-            ax.set_xlabel("n")
-        axes[0][0].set_ylabel("CPU seconds")
-        axes[0][0].legend(fontsize=7)
-        fig.tight_layout()
-        path = out / "cpu_time.png"
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        written.append(path)
+    if fns:
+        written.append(_panels(out / "cpu_time.png", fns, cpu_time, "CPU seconds"))
     return written
 
 
