@@ -36,13 +36,15 @@ import numpy as np
 try:
     import nevergrad as ng
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError("edamcc.adapters.nevergrad_optimizer needs nevergrad: pip install 'edamcc[nevergrad]'") from exc
+    raise ImportError(
+        "edamcc.adapters.nevergrad_optimizer needs nevergrad: pip install nevergrad (or, from a clone of "
+        "edamcc, pip install '.[nevergrad]'; from the package index, pip install 'edamcc[nevergrad]')"
+    ) from exc
 from nevergrad.optimization import base
 from nevergrad.optimization.optimizerlib import registry
 from nevergrad.parametrization import helpers
 
-from edamcc.record import StructureRecord
-from edamcc.strategy import EDAMCCStrategy
+from edamcc import EDAMCCStrategy, Settings, StructureRecord
 
 # Beyond this many standardized units a bound is a squashing transform's +-infinity.
 _FAR = 1e6
@@ -70,12 +72,6 @@ def standardized_box(parametrization: ng.p.Parameter) -> tuple[np.ndarray, np.nd
     return lo, hi, bounded
 
 
-def default_population_size(budget: int | None) -> int:
-    """The paper's M = 200 is for 10,000 n evaluations; small budgets get at least ~30
-    generations: ``clip(budget // 30, 10, 200)``."""
-    return 200 if budget is None else int(np.clip(budget // 30, 10, 200))
-
-
 class _EDAMCC(base.Optimizer):
     """Nevergrad optimizer around :class:`edamcc.EDAMCCStrategy`."""
 
@@ -86,31 +82,27 @@ class _EDAMCC(base.Optimizer):
         num_workers: int = 1,
         *,
         population_size: int | None = None,
-        selection_ratio: float = 0.5,
+        selection_ratio: float = Settings.selection_ratio,
         m_corr: int | None = None,
-        theta: float = 0.3,
-        c: int = 20,
+        theta: float = Settings.theta,
+        c: int = Settings.c,
         variant: str = "edamcc",
-        repair: str = "clip",
+        repair: str = Settings.repair,
     ) -> None:
         super().__init__(parametrization, budget=budget, num_workers=num_workers)
+        # The package's checks and its one population rule (a bad option raises here).
+        settings = Settings(population_size, selection_ratio, m_corr, theta, c, variant, repair)
         lower, upper, bounded = standardized_box(self.parametrization)
         self._all_bounded = bool(bounded.all())
         lower = np.where(bounded, lower, -UNBOUNDED_INIT)
         upper = np.where(bounded, upper, UNBOUNDED_INIT)
-        self._options: dict[str, Any] = dict(
-            bounds=np.column_stack([lower, upper]),
-            population_size=default_population_size(budget) if population_size is None else population_size,
-            selection_ratio=selection_ratio,
-            m_corr=m_corr,
-            theta=theta,
-            c=c,
-            variant=variant,
-            repair=repair if self._all_bounded else "none",
-        )
-        # Validate now (a bad option raises at construction), seed later: the seed comes from
-        # the parametrization's random state at the first ask.
-        EDAMCCStrategy(**self._options, record_structure=False, seed=0)
+        options = settings.to_dict() | {
+            "population_size": settings.resolve(lower.size, budget).population_size,
+            "repair": repair if self._all_bounded else "none",
+        }
+        # The strategy is made at the first ask: its seed comes from the parametrization's
+        # random state then. Nevergrad keeps the budget itself.
+        self._options: dict[str, Any] = {"bounds": np.column_stack([lower, upper]), **options}
         self._strategy: EDAMCCStrategy | None = None
 
     @property
@@ -152,25 +144,22 @@ class EDAMCC(base.ConfiguredOptimizer):
 
     Parameters
     ----------
-    population_size: M; default ``clip(budget // 30, 10, 200)`` (200, the paper's, without a budget)
-    selection_ratio: tau (0.5)
-    m_corr: rows for WI's correlations (``min(100, m)``)
-    theta: WI threshold (0.3)
-    c: subspace capacity (20)
-    variant: any of ``edamcc.VARIANTS`` ("edamcc")
-    repair: "clip", "reflect" or "none" for samples outside a fully bounded space
+    population_size, selection_ratio, m_corr, theta, c, variant, repair:
+        as in :class:`edamcc.Settings`; ``population_size=None`` follows the budget through
+        :func:`edamcc.default_population_size` (``clip(budget // 30, 10, 200)``; 200, the
+        paper's, without a budget). ``repair`` applies to a fully bounded space.
     """
 
     def __init__(
         self,
         *,
         population_size: int | None = None,
-        selection_ratio: float = 0.5,
+        selection_ratio: float = Settings.selection_ratio,
         m_corr: int | None = None,
-        theta: float = 0.3,
-        c: int = 20,
+        theta: float = Settings.theta,
+        c: int = Settings.c,
         variant: str = "edamcc",
-        repair: str = "clip",
+        repair: str = Settings.repair,
     ) -> None:
         super().__init__(_EDAMCC, locals())
 

@@ -15,7 +15,8 @@ from optuna.testing.pytest_samplers import (  # noqa: E402
 )
 from optuna.trial import TrialState  # noqa: E402
 
-from edamcc.adapters.optuna_sampler import GENERATION_KEY, SEED_KEY, EDAMCCSampler, default_population_size  # noqa: E402
+from edamcc import EDAMCCStrategy, block_of, close_generation  # noqa: E402
+from edamcc.adapters.optuna_sampler import GENERATION_KEY, SEED_KEY, EDAMCCSampler  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -70,8 +71,23 @@ def test_reseed_rng_reseeds_the_independent_sampler_but_keeps_the_studys_seed():
     with patch.object(sampler._independent_sampler, "reseed_rng", wraps=sampler._independent_sampler.reseed_rng) as mock:
         sampler.reseed_rng()
         assert mock.call_count == 1
-    assert sampler._seed != 1
     assert study._storage.get_study_system_attrs(study._study_id)[SEED_KEY] == 1
+
+
+def test_threads_without_a_seed_share_one_study_seed_and_one_model_per_generation():
+    sampler = EDAMCCSampler(population_size=12)
+    study = optuna.create_study(sampler=sampler)
+    seeds = set()
+    original = sampler._study_seed
+
+    def spy(*args, **kwargs):
+        seed = original(*args, **kwargs)
+        seeds.add(seed)
+        return seed
+
+    sampler._study_seed = spy
+    study.optimize(objective, n_trials=120, n_jobs=2)  # optuna reseeds the sampler in each thread
+    assert seeds == {study._storage.get_study_system_attrs(study._study_id)[SEED_KEY]}
 
 
 # ------------------------------------------------------------------ distributions and directions
@@ -119,16 +135,13 @@ def test_bad_arguments_raise():
             EDAMCCSampler(**kwargs)
 
 
-def test_default_population_size_rule():
-    assert [default_population_size(n) for n in (1, 10, 100, 500, 1000, 10**5)] == [20, 22, 50, 99, 136, 200]
-
-
 # ------------------------------------------------------------------ generations
-def test_every_trial_records_its_generation_and_generations_advance():
+def test_generations_are_blocks_of_trial_numbers_and_each_trial_records_its_model():
     study = run(EDAMCCSampler(seed=0, population_size=10), n_trials=100)
     gens = [t.system_attrs.get(GENERATION_KEY, 0) for t in study.trials]
-    assert gens == sorted(gens)
-    assert gens[:10] == [0] * 10 and max(gens) >= 9
+    # one process, one trial at a time: every trial is drawn from its own block's model
+    assert gens == [block_of(t.number, 10) for t in study.trials]
+    assert gens[:10] == [0] * 10 and gens[10:19] == [1] * 9 and max(gens) == 10
     # nothing large in storage: one small integer per trial, the seed per study
     assert all(set(t.system_attrs) <= {GENERATION_KEY} for t in study.trials)
     assert set(study._storage.get_study_system_attrs(study._study_id)) == {SEED_KEY}
@@ -167,40 +180,104 @@ def test_fail_and_pruned_trials_never_reach_the_model_and_do_not_block():
     study.optimize(obj, n_trials=150, catch=(RuntimeError,))
     states = {t.state for t in study.trials}
     assert {TrialState.FAIL, TrialState.PRUNED, TrialState.COMPLETE} <= states
-    assert max(t.system_attrs.get(GENERATION_KEY, 0) for t in study.trials) >= 8
-    cache = sampler._refresh(study)
-    complete = {t.number for t in study.trials if t.state == TrialState.COMPLETE}
-    assert set(cache.params) == complete  # only COMPLETE trials' params can reach a model
-    assert all(i.value is None for i in cache.infos.values() if i.state != TrialState.COMPLETE)
+    assert sampler.closed_generations(study) == block_of(150, 10)  # every complete block closed
+    complete = {t.number: t for t in study.trials if t.state == TrialState.COMPLETE}
+    for g in range(1, sampler.closed_generations(study) + 1):
+        _, closed = sampler.closed_generation(study, g)
+        if closed.selected is None:
+            continue
+        for row in closed.selected:  # only COMPLETE trials' params reach a model
+            assert any(np.allclose(row, list(t.params.values())) for t in complete.values())
 
 
-def test_late_trials_join_the_next_model():
+def test_a_trial_still_running_holds_its_generation_open_and_later_trials_use_the_newest_model():
     sampler = EDAMCCSampler(seed=0, population_size=6)
     study = optuna.create_study(sampler=sampler)
     dists = {f"x{i}": optuna.distributions.FloatDistribution(-5, 5) for i in range(3)}
-    first = study.ask(dists)
-    study.tell(first, 50.0)  # the search space becomes known
-    gen0 = [study.ask(dists) for _ in range(10)]  # 11 trials of generation 0, M = 6
-    assert {study._storage.get_trial(t._trial_id).system_attrs[GENERATION_KEY] for t in gen0} == {0}
-    for t in gen0[:5]:
-        study.tell(t, 10.0)  # 6 finished: generation 0 closes
-    gen1 = [study.ask(dists) for _ in range(5)]
-    assert {study._storage.get_trial(t._trial_id).system_attrs[GENERATION_KEY] for t in gen1} == {1}
-    for t in gen0[5:]:
-        study.tell(t, -100.0)  # late trials of generation 0, and the best ones
-    for t in gen1:
-        study.tell(t, 20.0)  # generation 1 closes
-    space = dict(sorted(dists.items()))
-    from optuna._transform import _SearchSpaceTransform
+    block0 = [study.ask(dists) for _ in range(6)]
+    for t in block0[1:]:
+        study.tell(t, float(t.number))
+    later = study.ask(dists)  # block 1, but block 0 has a running trial: drawn from model 0
+    assert study._storage.get_trial(later._trial_id).system_attrs[GENERATION_KEY] == 0
+    assert sampler.closed_generations(study) == 0
+    study.tell(block0[0], -100.0)  # the straggler finishes: generation 0 closes with it
+    assert sampler.closed_generations(study) == 1
+    _, closed = sampler.closed_generation(study, 1)
+    assert closed.elite_f == -100.0  # the straggler is the elite and was selected
+    nxt = study.ask(dists)
+    assert study._storage.get_trial(nxt._trial_id).system_attrs[GENERATION_KEY] == 1
 
-    transform = _SearchSpaceTransform(space, transform_log=True, transform_step=True, transform_0_1=False)
-    cache = sampler._refresh(study)
-    closes = sampler._closes(cache, 3)
-    assert len(closes) == 2
-    selected = sampler._selected(cache, closes, 2, space, transform, 3)
-    late = np.array([transform.transform(study._storage.get_trial(t._trial_id).params) for t in gen0[5:]])
-    assert len(selected) == 3  # m = floor(0.5 * 6): the three best are late trials
-    assert all(any(np.array_equal(s, r) for r in late) for s in selected)
+
+def test_the_sampler_and_the_strategy_close_the_same_history_the_same_way():
+    """One told history, with NaN rows, an all-NaN generation, extra and late rows, through
+    both: the strategy (ask/tell/ask_extra) and the sampler (the same rows as finished trials
+    in the same numbers). Every generation's selection and elite agree, and so does the model
+    fitted from them with the same random generator."""
+    n, big_m = 3, 8
+    es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * n, population_size=big_m, seed=11, record_structure=False)
+    rows: list[np.ndarray] = []  # in number order
+    values: dict[int, float] = {}
+    rng = np.random.default_rng(0)
+
+    def value(x, number):
+        if number % 7 == 3 or 8 <= number < 15:  # NaN rows, and generation 1 all NaN
+            return np.nan
+        return float(np.sum(x**2))
+
+    for _ in range(6):
+        before = es.generation
+        x = es.ask()
+        numbers = list(range(len(rows), len(rows) + len(x)))
+        rows.extend(x)
+        extra = es.ask_extra(3)  # extra rows: the next block's first numbers
+        extra_numbers = list(range(len(rows), len(rows) + len(extra)))
+        rows.extend(extra)
+        order = rng.permutation(len(x))  # out of order, and the extras before the generation
+        es.tell(extra, [value(r, k) for r, k in zip(extra, extra_numbers)])
+        for i in order:
+            es.tell(x[i], value(x[i], numbers[i]))
+        for k in numbers + extra_numbers:
+            values[k] = value(rows[k], k)
+        assert es.generation > before
+
+    sampler = EDAMCCSampler(seed=11, population_size=big_m)
+    study = optuna.create_study(sampler=sampler)
+    dists = {f"x{i}": optuna.distributions.FloatDistribution(-5.0, 5.0) for i in range(n)}
+    for k, r in enumerate(rows):
+        v = values[k]
+        trial = optuna.trial.create_trial(
+            params={f"x{i}": float(r[i]) for i in range(n)}, distributions=dists,
+            value=None if np.isnan(v) else v, state=TrialState.FAIL if np.isnan(v) else TrialState.COMPLETE,
+        )  # fmt: skip
+        study.add_trial(trial)
+    closed = sampler.closed_generations(study)
+    assert closed == es.generation
+
+    # replay the strategy's rule on its own rows, generation by generation
+    from edamcc import Settings, block_size, block_start
+
+    rules = Settings(population_size=big_m).resolve(n)
+    all_rows = np.array(rows)
+    all_values = np.array([values[k] for k in range(len(rows))])
+    elite_x, elite_f = None, np.inf
+    for g in range(1, closed + 1):
+        start, size = block_start(g - 1, big_m), block_size(g - 1, big_m)
+        ours = close_generation(elite_x, elite_f, all_rows[start : start + size], all_values[start : start + size],
+                                rules, np.random.default_rng(g))  # fmt: skip
+        _, theirs = sampler.closed_generation(study, g)
+        assert (ours.selected is None) == (theirs.selected is None), g
+        if ours.selected is not None:
+            np.testing.assert_array_equal(ours.selected, theirs.selected)
+        assert ours.elite_f == theirs.elite_f
+        if ours.elite_x is not None:
+            np.testing.assert_array_equal(ours.elite_x, theirs.elite_x)
+        if ours.selected is not None:
+            same_rng = [close_generation(None, np.inf, sel, np.arange(len(sel), dtype=float), rules, np.random.default_rng(99))
+                        for sel in (ours.selected, theirs.selected)]  # fmt: skip
+            np.testing.assert_array_equal(same_rng[0].fitted.model.mean, same_rng[1].fitted.model.mean)
+            np.testing.assert_array_equal(same_rng[0].fitted.weak, same_rng[1].fitted.weak)
+        elite_x, elite_f = ours.elite_x, ours.elite_f
+    assert es.best_f == np.nanmin(all_values)
 
 
 def test_threads_share_one_sampler():
@@ -220,8 +297,7 @@ def test_structure_is_available_from_the_study():
     study = optuna.create_study(sampler=sampler)
     study.optimize(rosen, n_trials=600)
     rec = sampler.structure(study)
-    gens = max(t.system_attrs.get(GENERATION_KEY, 0) for t in study.trials)
-    assert rec.n_strong.size in (gens, gens + 1)
+    assert rec.n_strong.size == sampler.closed_generations(study)
     assert rec.q_matrix().shape == (8, rec.n_strong.size)
     assert rec.pair_frequency().shape == (8, 8)
 
@@ -266,7 +342,7 @@ def test_several_processes_share_one_study(tmp_path, journal):
     trials = study.get_trials()
     assert len(trials) == 450 and all(t.state == TrialState.COMPLETE for t in trials)
     gens = [t.system_attrs.get(GENERATION_KEY, 0) for t in trials]
-    assert max(gens) >= 15
+    assert max(gens) >= 15 and EDAMCCSampler(population_size=20).closed_generations(study) == block_of(450, 20)
     params = [tuple(t.params.values()) for t in trials]
     assert len(set(params)) == len(params)  # no proposal repeats
     single = optuna.create_study(sampler=EDAMCCSampler(seed=7, population_size=20))

@@ -8,7 +8,7 @@ and 4.7e+01 +- 2.1e-01 for F7 (at M = 500). A few seconds each.
 import pytest
 
 from edamcc import minimize
-from edamcc.functions import get_function
+from edamcc.benchmark_functions import get_function
 
 PAPER = dict(population_size=200, selection_ratio=0.5, m_corr=100, theta=0.3, c=20)
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from edamcc import VARIANTS, EDAMCCStrategy
-from edamcc.functions import get_function, list_functions
+from edamcc.benchmark_functions import get_function, list_functions
 
 DATA = Path(__file__).parent / "data" / "regression_hashes.json"
 DIMENSION = 30

@@ -1,9 +1,12 @@
-"""The ask/tell contract, the generation rules of fig:EDA-MCC flow, and bad input."""
+"""The ask/tell contract, the generation rules of Fig. 6, and bad input."""
 
+import copy
 import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from edamcc import VARIANTS, EDAMCCStrategy
 from edamcc.models import FactorizedGaussian, UniformModel
@@ -28,10 +31,12 @@ def run(es, generations, fun=sphere):
 
 
 # ------------------------------------------------------------------ defaults and generation rules
-def test_defaults_are_the_papers():
-    es = EDAMCCStrategy(bounds=[(-1, 1)] * 300)
+def test_defaults_are_the_papers_at_the_papers_budget():
+    es = EDAMCCStrategy(bounds=[(-1, 1)] * 300, budget=10_000 * 300)
     assert (es.population_size, es.n_selected, es.m_corr, es.theta, es.c) == (200, 100, 100, 0.3, 20)
     assert es.variant.name == "edamcc"
+    # without a budget the population follows the dimension (the one rule of edamcc.settings)
+    assert EDAMCCStrategy(bounds=[(-1, 1)] * 300).population_size == 79
 
 
 def test_first_generation_is_population_size_uniform_points_in_the_box():
@@ -182,7 +187,7 @@ def test_pending_lists_asked_but_untold_rows():
 
 
 def test_budget_caps_ask_and_stops():
-    es = make(max_evaluations=45)
+    es = make(budget=45)
     total = 0
     while not es.should_stop():
         x = es.ask()
@@ -216,7 +221,7 @@ def test_target_stops():
         ({"selection_ratio": 0.05}, "selection_ratio"),  # m = 1
         ({"variant": "nope"}, "variant"),
         ({"repair": "wrap"}, "repair"),
-        ({"max_evaluations": 0}, "max_evaluations"),
+        ({"budget": 0}, "budget"),
         ({"record_pairs": "yes"}, "record_pairs"),
         ({"variant": "edamcc-gc", "c": 1}, "c: expected an integer >= 2"),
     ],
@@ -276,7 +281,7 @@ def test_tell_rejects_a_row_never_asked_and_changes_nothing():
 def test_tell_rejects_rows_not_handed_out_yet():
     es = make()
     es.ask(5)
-    hidden = es._candidates[10:11]
+    hidden = copy.deepcopy(es).ask(1)  # the next row, which es has not handed out
     with pytest.raises(ValueError, match="not handed out"):
         es.tell(hidden, [1.0])
 
@@ -331,7 +336,7 @@ def test_all_nan_first_generation_keeps_sampling_uniformly():
     es.tell(x, np.full(len(x), np.nan))
     assert isinstance(es.model, UniformModel)
     assert es.best_x is None and es.best_f == np.inf
-    assert es.ask().shape == (20, 10)  # no elite yet: M new candidates
+    assert es.ask().shape == (19, 10)  # every generation after the first has M - 1 rows
 
 
 def test_fewer_finite_than_m_fits_on_the_finite_ones():
@@ -357,7 +362,7 @@ def test_zero_variance_variable_is_weak_and_keeps_zero_spread():
 def test_all_equal_population_collapses_the_model_identical_rows_are_told_and_it_stops():
     # every variable pinned at the upper bound: all candidates become the same point
     es = EDAMCCStrategy(bounds=[(0.0, 1.0)] * 4, population_size=10, seed=0)
-    while not es.should_stop():
+    while es.model.max_std > 0:
         x = es.ask()
         es.tell(x, -np.sum(x, axis=1))
         assert es.generation < 300
@@ -407,7 +412,7 @@ def test_pickled_mid_generation_resumes_the_same_trajectory():
 
     straight = drive(make(seed=9))
     half = drive(make(seed=9), stop_after_tells=9)  # in the middle of a generation
-    assert half.generation < 8 and half._told.any() and not half._told.all()
+    assert half.generation < 8 and 0 < half.n_outstanding < 19  # mid-generation
     resumed = drive(half)
     np.testing.assert_array_equal(straight.ask(), resumed.ask())
     assert straight.best_f == resumed.best_f
@@ -422,19 +427,24 @@ def test_generator_seed_is_used_as_is():
 
 
 # ------------------------------------------------------------------ extras (steady state)
-def test_extra_candidates_are_told_in_any_generation_and_join_the_selection():
+def test_extra_candidates_belong_to_the_next_generation_whenever_they_are_told():
     es = make(n=3, population_size=10, variant="umdac", seed=0)
     x = es.ask()
-    extra = es.ask_extra(2)
+    extra = es.ask_extra(2)  # rows 10 and 11: the first two of generation 1
     assert extra.shape == (2, 3)
-    es.tell(x, sphere(x) + 100.0)  # generation closes without the extras
+    es.tell(extra, [-5.0, -4.0])  # told early: they wait for generation 1
+    assert es.best_f == -5.0 and es.generation == 0
+    es.tell(x, sphere(x) + 100.0)  # generation 0 closes without the extras
     assert es.generation == 1
-    es.tell(extra, [-5.0, -4.0])  # late: they join the next selection
-    assert es.best_f == -5.0
     x1 = es.ask()
+    assert x1.shape == (7, 3)  # M - 1 = 9 rows, two of them the extras
     es.tell(x1, sphere(x1) + 100.0)
-    # the two extras were selected: the model mean is pulled towards them
-    assert es.best_f == -5.0
+    assert es.generation == 2
+    # generation 1's pool: the elite of generation 0, then its rows in number order
+    pool_x = np.concatenate([x[[np.argmin(sphere(x))]], extra, x1])
+    pool_f = np.concatenate([[sphere(x).min() + 100.0], [-5.0, -4.0], sphere(x1) + 100.0])
+    selected = pool_x[np.argsort(pool_f, kind="stable")[:5]]
+    np.testing.assert_allclose(es.model.mean, selected.mean(axis=0))
     with pytest.raises(ValueError, match="never asked"):
         es.tell(extra[:1], [1.0])
 
@@ -500,15 +510,17 @@ def test_repr_mentions_variant_and_progress():
     assert "variant='edamcc'" in repr(es) and "generation=0" in repr(es)
 
 
-def test_candidates_lost_with_a_dead_worker_do_not_block_the_generation():
+def test_a_candidate_lost_with_a_dead_worker_is_pending_until_told_as_failed():
     es = make(n=3, population_size=10, seed=0)
-    lost = es.ask()  # handed out, never told: the worker died
-    for _ in range(10):
-        x = es.ask_extra(1)
-        es.tell(x, sphere(x))
-    assert es.generation == 1  # a full generation's worth of told extras closes it
-    es.tell(lost[:2], sphere(lost[:2]))  # told late: still accepted, they join the next selection
-    assert es.evaluations == 12
+    x = es.ask()
+    es.tell(x[:8], sphere(x[:8]))
+    lost = es.pending()  # handed out, never told: the worker died
+    np.testing.assert_array_equal(lost, x[8:])
+    extra = es.ask_extra(3)  # idle workers keep going meanwhile
+    es.tell(extra, sphere(extra))
+    assert es.generation == 0  # a generation never closes without one of its rows
+    es.tell(lost, [np.nan, np.nan])  # a failed evaluation ranks worst
+    assert es.generation == 1 and es.evaluations == 13
 
 
 def test_inject_adds_unasked_evaluations_to_the_selection():
@@ -522,3 +534,44 @@ def test_inject_adds_unasked_evaluations_to_the_selection():
         es.inject([np.nan, 0, 0], 1.0)
     with pytest.raises(ValueError, match="x: expected shape"):
         es.inject(np.zeros(4), 1.0)
+
+
+# ------------------------------------------------------------------ tell schedules (hypothesis)
+values = st.one_of(
+    st.floats(min_value=-1e6, max_value=1e6, allow_nan=False),
+    st.just(np.nan),
+    st.just(np.inf),
+    st.just(-np.inf),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), seed=st.integers(0, 2**16), variant=st.sampled_from(["edamcc", "umdac", "eeda", "edamcc-gc", "mimic"]))
+def test_any_tell_schedule_gives_the_same_run_as_one_tell_per_generation(data, seed, variant):
+    n, M = 4, 12
+    ref = EDAMCCStrategy(bounds=[(-3, 3)] * n, population_size=M, seed=seed, variant=variant, c=2)
+    es = EDAMCCStrategy(bounds=[(-3, 3)] * n, population_size=M, seed=seed, variant=variant, c=2)
+    for _ in range(4):
+        x_ref = ref.ask()
+        f = np.array(data.draw(st.lists(values, min_size=len(x_ref), max_size=len(x_ref))))
+        ref.tell(x_ref, f)
+
+        # the same generation, handed out in random chunks and told in random subsets
+        asked = []
+        while es.n_outstanding:
+            asked.append(es.ask(data.draw(st.integers(1, M))))
+        x = np.concatenate(asked)
+        np.testing.assert_array_equal(x, x_ref)
+        order = data.draw(st.permutations(range(len(x))))
+        cuts = sorted(data.draw(st.lists(st.integers(0, len(x)), max_size=4)))
+        for part in np.split(np.asarray(order, dtype=int), cuts):
+            if data.draw(st.booleans()):
+                es = pickle.loads(pickle.dumps(es))  # checkpoint anywhere
+            es.tell(x[part], f[part])
+        assert es.generation == ref.generation
+        assert es.evaluations == ref.evaluations
+        assert es.best_f == ref.best_f
+        mean = getattr(es.model, "mean", None)
+        if mean is not None:
+            assert np.all(np.isfinite(mean))  # non-finite values never reach the model
+    np.testing.assert_array_equal(es.ask(), ref.ask())

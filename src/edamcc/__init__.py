@@ -1,23 +1,35 @@
 """edamcc: EDA-MCC, the Estimation of Distribution Algorithm with Model Complexity Control.
 
 Dong, Chen, Tino and Yao, "Scaling Up Estimation of Distribution Algorithms for Continuous
-Optimization". An ask/tell strategy (:class:`EDAMCCStrategy`), a SciPy-style
-:func:`minimize`, the paper's benchmark functions F1-F13 (:mod:`edamcc.functions`), and the
-structure record that tells which variables depend on each other.
+Optimization", IEEE Trans. Evol. Comput. 17(6), 2013 (doi:10.1109/TEVC.2013.2247404). An
+ask/tell strategy (:class:`EDAMCCStrategy`), a SciPy-style :func:`minimize`, the paper's
+benchmark functions F1-F13 (:mod:`edamcc.benchmark_functions`), the settings every entry point
+builds from (:class:`Settings`), and the structure record that tells which variables depend on
+each other.
 """
 
+from .generation import ClosedGeneration, block_of, block_size, block_start, close_generation
 from .optimize import minimize
-from .record import StructureRecord, aggregate
+from .settings import Resolved, Settings, default_population_size
 from .strategy import EDAMCCStrategy
+from .structure_record import StructureRecord, aggregate
 from .variants import VARIANTS, Variant, get_variant
 
 __all__ = [
+    "ClosedGeneration",
     "EDAMCCStrategy",
+    "Resolved",
+    "Settings",
     "StructureRecord",
     "VARIANTS",
     "Variant",
     "aggregate",
+    "block_of",
+    "block_size",
+    "block_start",
+    "close_generation",
+    "default_population_size",
     "get_variant",
     "minimize",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -12,9 +12,10 @@ from typing import Any
 import numpy as np
 
 from . import __version__
-from .functions import cec2005_instance, get_function, list_functions
+from .benchmark_functions import cec2005_instance, get_function, list_functions
 from .optimize import minimize
-from .record import StructureRecord
+from .structure_record import StructureRecord
+from .settings import Settings
 from .variants import VARIANTS, get_variant
 
 
@@ -43,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
                             "function (F2, F8, F9, F10, F12, F13 up to 100D)")  # fmt: skip
     solve.add_argument("--budget", type=_positive_int, default=None, help="evaluations (default 10000 * dim)")
     solve.add_argument("--variant", default="edamcc", help=f"algorithm (default edamcc; one of {', '.join(sorted(VARIANTS))})")
-    solve.add_argument("--population-size", "-M", type=_positive_int, default=200, help="M (default 200)")
+    solve.add_argument("--population-size", "-M", type=_positive_int, default=None,
+                       help="M (default: 200, or fewer for a budget below 6000 evaluations)")  # fmt: skip
     solve.add_argument("--selection-ratio", type=float, default=0.5, help="tau (default 0.5)")
     solve.add_argument("--m-corr", type=_positive_int, default=None, help="m_corr (default min(100, m))")
     solve.add_argument("--theta", type=float, default=0.3, help="WI threshold (default 0.3)")
@@ -107,8 +109,13 @@ def _solve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         except ImportError:
             parser.error("--plot needs matplotlib: pip install 'edamcc[plot]'")
     budget = args.budget if args.budget is not None else 10_000 * args.dim
+    try:
+        settings = Settings(args.population_size, args.selection_ratio, args.m_corr, args.theta, args.c, variant, args.repair)
+        rules = settings.resolve(args.dim, budget)
+    except ValueError as exc:
+        parser.error(str(exc))
     print(f"EDA-MCC variant {variant.name!r} on {f.name} ({f.title}), n = {f.dimension}, seed = {args.seed}")
-    print(f"budget {budget} evaluations; M = {args.population_size}, tau = {args.selection_ratio}, theta = {args.theta}, c = {args.c}")
+    print(f"budget {budget} evaluations; M = {rules.population_size}, tau = {args.selection_ratio}, theta = {args.theta}, c = {args.c}")
     marks = iter(np.linspace(0.1, 1.0, 10) * budget)
     next_mark = [next(marks)]
     start = time.perf_counter()
@@ -147,7 +154,7 @@ def _solve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.json:
         payload = {
             "function": f.name, "dimension": f.dimension, "instance_seed": args.instance_seed, "seed": args.seed,
-            "variant": variant.name, "budget": budget, "population_size": args.population_size,
+            "variant": variant.name, "budget": budget, "population_size": rules.population_size,
             "selection_ratio": args.selection_ratio, "m_corr": result.strategy.m_corr, "theta": args.theta, "c": args.c,
             "best_f": result.fun, "error": error, "x": None if result.x is None else result.x.tolist(),
             "nfev": result.nfev, "nit": result.nit, "message": result.message, "seconds": elapsed,

@@ -4,9 +4,9 @@ Every model has the same shape: a ``fit_*`` function takes the selected rows ``(
 returns a small object with ``sample(rng, k) -> (k, n)`` and ``max_std``.
 
 * :class:`UniformModel`: the first generation, uniform in the box.
-* :class:`FactorizedGaussian`: eq. ``eq:EDA-MCC Density``, univariate Gaussians g_i for the
-  weak set W (UMDAc, eq. ``eq:UMDAcG Density``) times multivariate Gaussians h_k for the
-  groups of S (EMNA_global, eq. ``eq:EMNAglobal Density``, optionally with EEDA's scaling).
+* :class:`FactorizedGaussian`: Eq. (8), univariate Gaussians g_i for the
+  weak set W (UMDAc, Eq. (10)) times multivariate Gaussians h_k for the
+  groups of S (EMNA_global, Eq. (12), optionally with EEDA's scaling).
   UMDAc, EMNA_global and EEDA are the special cases "no groups" and "one group of all".
 * :class:`GaussianChain`: MIMIC_c^G, the chain-structured Gaussian of Larranaga et al.
 """
@@ -19,7 +19,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from .structure import Partition
+from .structure_learning import Partition
 
 BLOCK_SCALINGS = ("eeda", "emna")
 
@@ -53,7 +53,7 @@ class GaussianBlocks:
 
 @dataclass(frozen=True)
 class FactorizedGaussian:
-    """f(x) = prod_{i in W} g_i(x_i) * prod_k h_k(s_k)  (eq. ``eq:EDA-MCC Density``)."""
+    """f(x) = prod_{i in W} g_i(x_i) * prod_k h_k(s_k)  (Eq. (8))."""
 
     mean: NDArray[np.float64]
     weak: NDArray[np.intp]
@@ -73,13 +73,13 @@ class FactorizedGaussian:
         return float(max((s.max() for s in stds if s.size), default=0.0))
 
     def sample(self, rng: np.random.Generator, k: int) -> NDArray[np.float64]:
-        """Draw ``k`` rows: each g_i and h_k independently (``fig:EDA-MCC flow``, step 4)."""
+        """Draw ``k`` rows: each g_i and h_k independently (Fig. 6, step 4)."""
         x = np.empty((k, self.mean.size))
-        # eq. eq:UMDAcG Sampling: x_i = mu_i + zeta * sigma_i
+        # Eq. (11): x_i = mu_i + zeta * sigma_i
         x[:, self.weak] = self.mean[self.weak] + rng.standard_normal((k, self.weak.size)) * self.weak_std
         for b in self.blocks:
             g, s = b.index.shape
-            # eq. eq:EMNAglobal Sampling, batched over the groups: x = mu + zeta H
+            # Eq. (13), batched over the groups: x = mu + zeta H
             y = rng.standard_normal((g, k, s)) @ b.factor  # (G, k, s)
             y += self.mean[b.index][:, None, :]
             x[:, b.index.ravel()] = y.transpose(1, 0, 2).reshape(k, g * s)
@@ -92,13 +92,13 @@ def fit_factorized(
     partition: Partition,
     scaling: str,
 ) -> FactorizedGaussian:
-    """Maximum-likelihood fit of eq. ``eq:EDA-MCC Density`` on the selected rows ``(m, n)``.
+    """Maximum-likelihood fit of Eq. (8) on the selected rows ``(m, n)``.
 
     Weak variables get ML mean and variance (UMDAc). Each group gets the ML mean and
     covariance (divisor m); its eigenvalues are clipped at zero, which makes rank-deficient
     covariances (m <= c, as in the paper's 500D setting) safe where a Cholesky factor is not.
     With ``scaling="eeda"`` the smallest eigenvalue is then reset to the largest (EEDA, Wagner
-    et al. 2004; Section "Model Complexity Control: WI + SM"). A group of one variable is a
+    et al. 2004; Section III-C, "Model Complexity Control: WI + SM"). A group of one variable is a
     univariate Gaussian under either scaling.
     """
     if scaling not in BLOCK_SCALINGS:

@@ -80,15 +80,12 @@ def minimize(
     """
     if not callable(fun):
         raise TypeError(f"fun: expected a callable; got {fun!r}")
-    for key in ("max_evaluations", "seed", "target"):
-        if key in options:
-            raise TypeError(f"{key}: pass it as minimize's own argument ({'budget' if key == 'max_evaluations' else key}=)")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback: expected a callable or None; got {callback!r}")
     if budget is None:
         lower, _ = parse_bounds(bounds, options.get("dimension"))
         budget = 10_000 * lower.size
-    elif isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
-        raise ValueError(f"budget: expected a positive integer; got {budget!r}")
-    es = EDAMCCStrategy(bounds=bounds, seed=seed, max_evaluations=int(budget), target=target, **options)
+    es = EDAMCCStrategy(bounds=bounds, seed=seed, budget=budget, target=target, **options)
 
     pool: ProcessPoolExecutor | None = None
     mapper: MapLike | None = None

@@ -17,8 +17,8 @@ class Variant:
     Attributes:
         name: registry key.
         description: what it is and where the paper uses it.
-        identify_weak: apply WI (``fig:WI flow``); otherwise every variable is in S.
-        grouping: ``"random"`` (SM, ``fig:SM flow``), ``"greedy"`` (SM-GC, ``fig:SM-GC_flow``),
+        identify_weak: apply WI (Fig. 3); otherwise every variable is in S.
+        grouping: ``"random"`` (SM, Fig. 4), ``"greedy"`` (SM-GC, Fig. 11),
             ``"single"`` (all of S in one group) or ``"none"`` (no multivariate model at all).
         block_scaling: ``"eeda"`` or ``"emna"`` for the multivariate groups.
         chain: MIMIC_c^G's chain model instead of groups.
@@ -35,21 +35,21 @@ class Variant:
 VARIANTS: dict[str, Variant] = {
     v.name: v
     for v in (
-        Variant("edamcc", "EDA-MCC: WI + random SM, UMDAc on W, EEDA on each group (fig:EDA-MCC flow)", True, "random"),
+        Variant("edamcc", "EDA-MCC: WI + random SM, UMDAc on W, EEDA on each group (Fig. 6)", True, "random"),
         Variant(
             "edamcc-emna",
-            "EDA-MCC with EMNA_global groups instead of EEDA (tab:AdditionalExp_F5F6F9)",
+            "EDA-MCC with EMNA_global groups instead of EEDA (Table VIII)",
             True,
             "random",
             "emna",
         ),
-        Variant("edamcc-gc", "EDA-MCC-GC: WI + greedy-clustering SM (fig:SM-GC_flow, tab:EDA-MCC-GC)", True, "greedy"),
-        Variant("wi-only", "'WI only': WI, all of S in one EEDA model (tab:WISM_vs_SM_vs_WI:Solutions)", True, "single"),
-        Variant("sm-only", "'SM only': no WI, random SM of all variables (tab:WISM_vs_SM_vs_WI:Solutions)", False, "random"),
-        Variant("umdac", "UMDA_c^G: independent Gaussians, ML estimates (tab:solution_results)", False, "none"),
-        Variant("emna-global", "EMNA_global: one ML multivariate Gaussian (tab:solution_results)", False, "single", "emna"),
+        Variant("edamcc-gc", "EDA-MCC-GC: WI + greedy-clustering SM (Fig. 11, Table XII)", True, "greedy"),
+        Variant("wi-only", "'WI only': WI, all of S in one EEDA model (Table XIII)", True, "single"),
+        Variant("sm-only", "'SM only': no WI, random SM of all variables (Table XIII)", False, "random"),
+        Variant("umdac", "UMDA_c^G: independent Gaussians, ML estimates (Table IV)", False, "none"),
+        Variant("emna-global", "EMNA_global: one ML multivariate Gaussian (Table IV)", False, "single", "emna"),
         Variant("eeda", "EEDA: one multivariate Gaussian, smallest eigenvalue := largest (Wagner et al. 2004)", False, "single"),
-        Variant("mimic", "MIMIC_c^G: chain-structured Gaussian (Larranaga et al. 2000; tab:500D_results)", False, "none", chain=True),
+        Variant("mimic", "MIMIC_c^G: chain-structured Gaussian (Larranaga et al. 2000; Table IX)", False, "none", chain=True),
     )
 }
 

@@ -1,4 +1,4 @@
-"""The paper's test suite F1-F13 (``tab:test functions``) as vectorized callables.
+"""The paper's test suite F1-F13 (Table III) as vectorized callables.
 
 Each function maps ``(k, n) -> (k,)`` (a single ``(n,)`` point -> a float), carries its
 bounds, optimum value (CEC2005 bias included) and optimum location, and works at any
@@ -164,12 +164,12 @@ class _Spec:
 
 
 _SPECS = (
-    _Spec("F1", "sphere", "Sphere", "tab:test functions; f1 of Yao, Liu, Lin 1999", -100, 100),
+    _Spec("F1", "sphere", "Sphere", "Table III; f1 of Yao, Liu, Lin 1999", -100, 100),
     _Spec("F2", "shifted_sphere", "Shifted Sphere", "CEC2005 F1 (report p. 4)", -100, 100, -450.0, (-100, 100)),
     _Spec("F3", "schwefel_2_21", "Schwefel's Problem 2.21", "f4 of Yao, Liu, Lin 1999", -100, 100),
-    _Spec("F4", "shifted_schwefel_2_21", "Shifted Schwefel 2.21", "tab:test functions: F3 shifted as in CEC2005", -100, 100, 0.0, (-100, 100)),
-    _Spec("F5", "schwefel_larranaga", "Schwefel (F2 of Larranaga et al. 2000)", "tab:test functions", -10, 10),
-    _Spec("F6", "shifted_schwefel_larranaga", "Shifted F5, z = x - o + 1", "tab:test functions", -10, 10, 0.0, (-9, 9), True),
+    _Spec("F4", "shifted_schwefel_2_21", "Shifted Schwefel 2.21", "Table III: F3 shifted as in CEC2005", -100, 100, 0.0, (-100, 100)),
+    _Spec("F5", "schwefel_larranaga", "Schwefel (F2 of Larranaga et al. 2000)", "Table III", -10, 10),
+    _Spec("F6", "shifted_schwefel_larranaga", "Shifted F5, z = x - o + 1", "Table III", -10, 10, 0.0, (-9, 9), True),
     _Spec("F7", "rosenbrock", "Rosenbrock", "f5 of Yao, Liu, Lin 1999 (domain changed to [-100, 100]^n)", -100, 100),
     _Spec("F8", "shifted_rosenbrock", "Shifted Rosenbrock", "CEC2005 F6 (report p. 9)", -100, 100, 390.0, (-90, 90), True),
     _Spec("F9", "shifted_rotated_elliptic", "Shifted Rotated High Conditioned Elliptic", "CEC2005 F3 (report p. 6)", -100, 100, -450.0, (-100, 100), False, "orthogonal"),

@@ -56,8 +56,11 @@ def test_options_mirror_the_strategy_and_bad_options_raise_at_construction():
 def test_bounded_array_uses_the_true_box_for_initialization_and_repair():
     param = ng.p.Array(shape=(20,), lower=-5.0, upper=5.0)
     opt = ng.optimizers.registry["EDAMCC"](parametrization=param, budget=4000)
-    first = np.array([opt.ask().value for _ in range(opt.strategy.population_size)])
+    asked = [opt.ask() for _ in range(opt.strategy.population_size)]
+    first = np.array([c.value for c in asked])
     assert first.min() < -4.5 and first.max() > 4.5  # uniform over the whole box
+    for c in asked:  # every asked candidate is told: a generation closes when all its rows are
+        opt.tell(c, float(np.sum((c.value - 5.0) ** 2)))
     lo, hi, bounded = adapter.standardized_box(param)
     assert bounded.all() and opt.strategy.bounds[0].tolist() == lo.tolist()
     rec = opt.minimize(lambda x: float(np.sum((x - 5.0) ** 2)))  # optimum on the bound
@@ -68,7 +71,7 @@ def test_unbounded_array_scalar_and_instrumentation():
     opt = ng.optimizers.registry["EDAMCC"](parametrization=ng.p.Array(shape=(5,)), budget=3000)
     rec = opt.minimize(lambda x: float(np.sum((x - 7.0) ** 2)))  # beyond the initial [-2, 2]
     assert np.allclose(rec.value, 7.0, atol=0.5)
-    assert opt.strategy._repair == "none"
+    assert opt.strategy.settings.repair == "none"
 
     opt = ng.optimizers.registry["EDAMCC"](parametrization=ng.p.Scalar(lower=-3, upper=3), budget=300)
     assert abs(opt.minimize(lambda x: (x - 1.5) ** 2).value - 1.5) < 0.05

@@ -1,12 +1,12 @@
 """Structure learning: Weakly dependent variable Identification (WI) and Subspace Modeling (SM).
 
-* WI (``fig:WI flow``, eq. ``eq:weak-dependent definition``): a variable is weakly dependent
+* WI (Fig. 3, Eq. (3)): a variable is weakly dependent
   iff its absolute correlation to *every* other variable is at most theta. Only each
   variable's largest |corr| is needed, so the n x n correlation matrix is computed block by
   block and never kept (memory O(block * n) instead of O(n^2)).
-* SM (``fig:SM flow``): the strong set S is randomly split into ceil(|S|/c) groups of at most
+* SM (Fig. 4): the strong set S is randomly split into ceil(|S|/c) groups of at most
   c variables, afresh every generation.
-* SM-GC (``fig:SM-GC_flow``): the greedy correlation clustering the paper compares against.
+* SM-GC (Fig. 11): the greedy correlation clustering the paper compares against.
 
 A partition is a list of 2-D integer arrays; each array stacks groups of one size, one group
 per row, so that models can be fitted and sampled group-batched.
@@ -47,7 +47,7 @@ def max_abs_correlation(
     pair_counts: NDArray[np.integer] | None = None,
     theta: float | None = None,
 ) -> NDArray[np.float64]:
-    """For each variable, its largest |corr| to any *other* variable (``fig:WI flow``, step 1).
+    """For each variable, its largest |corr| to any *other* variable (Fig. 3, step 1).
 
     ``x`` has shape ``(m_corr, n)``. The product is computed over the upper block triangle
     only (each pair once) in row blocks, so peak extra memory is about 32 MB whatever n is.
@@ -84,10 +84,10 @@ def correlation_matrix(x: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def random_partition(strong: NDArray[np.intp], c: int, rng: np.random.Generator) -> Partition:
-    """SM (``fig:SM flow``, step 2): split ``strong`` at random into ceil(|S|/c) groups.
+    """SM (Fig. 4, step 2): split ``strong`` at random into ceil(|S|/c) groups.
 
     Groups are consecutive chunks of a random permutation: all hold c variables except the
-    last, which holds the remainder (as in ``fig:SM_cov_example``: 8 variables, c=3 -> 3, 3, 2).
+    last, which holds the remainder (as in Fig. 5: 8 variables, c=3 -> 3, 3, 2).
     """
     perm = rng.permutation(strong)
     full = (perm.size // c) * c
@@ -115,7 +115,7 @@ def stack_groups(groups: list[NDArray[np.intp]]) -> Partition:
 def greedy_partition(
     corr: NDArray[np.float64], theta: float, c: int
 ) -> tuple[list[NDArray[np.intp]], NDArray[np.intp]]:
-    """SM-GC (``fig:SM-GC_flow``): greedy clustering of S by |corr|.
+    """SM-GC (Fig. 11): greedy clustering of S by |corr|.
 
     ``corr`` is the correlation matrix among the variables of S (positions 0..|S|-1). A
     cluster starts from the remaining pair with the largest |corr| > theta and grows, while

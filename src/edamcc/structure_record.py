@@ -1,6 +1,6 @@
-"""What WI learned, generation by generation (``section:characterization``).
+"""What WI learned, generation by generation (Section VII).
 
-* ``n_strong``: |S| per generation, the "#strong" curves of ``fig:F1_WI`` and its siblings.
+* ``n_strong``: |S| per generation, the "#strong" curves of Fig. 12 and its siblings.
 * the matrix Q: which variables were strong at each recorded generation. Stored as packed
   bits (n/8 bytes a generation) and optionally thinned (``every``), so long runs at large n
   stay small. Q of several runs or restarts is their sum (:func:`aggregate`), as in the paper

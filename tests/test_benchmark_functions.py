@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from edamcc.functions import (
+from edamcc.benchmark_functions import (
     cec2005_instance,
     condition_two_matrix,
     get_function,

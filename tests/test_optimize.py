@@ -27,7 +27,7 @@ def test_minimize_returns_an_optimize_result_with_structure():
 
 def test_default_budget_is_ten_thousand_times_n():
     res = minimize(vsphere, [(-5, 5)] * 2, seed=1, vectorized=True, population_size=20)
-    assert res.strategy.max_evaluations == 20_000
+    assert res.strategy.budget == 20_000
     assert res.nfev <= 20_000
 
 

@@ -1,0 +1,178 @@
+"""The generation rule: which told rows form a generation, its selection and its model.
+
+One pure rule, shared by :class:`edamcc.EDAMCCStrategy` and the Optuna sampler, so that the
+same told history gives the same selection and the same model in both.
+
+Membership (which rows a generation holds) is a function of the rows' numbers only: rows
+are numbered in the order they are asked, and generation g is the fixed block of numbers
+``[block_start(g), block_start(g) + block_size(g))``: M rows for generation 0, then M - 1
+(the paper's elitism, Section IV-A: "only one best individual is survived into the next
+generation, together with (M - 1) newly sampled individuals"). A generation closes when every
+row of its block is told; a row whose evaluation failed is told as NaN. Rows asked beyond the
+open generation (extra candidates for idle workers) take the next numbers, so they belong to
+the next block, whatever order the values arrive in.
+
+Closing generation g (Fig. 6 of the paper):
+
+1. the pool is the previous elite followed by the block's rows in number order; NaN and
+   +-inf rank worst and never reach a mean or a covariance;
+2. the new elite is the pool's best finite row (ties: the earliest in the pool);
+3. the best m rows are selected (truncation selection); with fewer than two finite values
+   there is no spread to fit and the model stays as it was;
+4. WI, then SM, then the fit (:func:`fit_generation`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .models import fit_chain, fit_factorized, fit_univariate
+from .settings import Resolved
+from .structure_learning import (
+    Partition,
+    correlation_matrix,
+    greedy_partition,
+    max_abs_correlation,
+    random_partition,
+    single_group,
+    stack_groups,
+)
+from .variants import Variant
+
+
+# ----------------------------------------------------------------------------- membership
+def block_size(generation: int, population_size: int) -> int:
+    """Rows of generation ``generation``: M for the first, M - 1 (beside the elite) after."""
+    return population_size if generation == 0 else population_size - 1
+
+
+def block_start(generation: int, population_size: int) -> int:
+    """Number of the first row of generation ``generation``."""
+    return 0 if generation == 0 else population_size + (generation - 1) * (population_size - 1)
+
+
+def block_of(number: int, population_size: int) -> int:
+    """The generation that row ``number`` belongs to."""
+    if number < population_size:
+        return 0
+    return 1 + (number - population_size) // (population_size - 1)
+
+
+# ----------------------------------------------------------------------------- selection
+def truncation_selection(x: NDArray[np.float64], f: NDArray[np.float64], m: int) -> NDArray[np.intp] | None:
+    """Positions of the best ``m`` rows by ``f`` (Fig. 6, step 1), best first, or None.
+
+    NaN and +-inf rank worst and are never selected; with fewer than two finite values there
+    is no spread to fit and the answer is None. Ties keep the rows' order.
+    """
+    finite = np.isfinite(f)
+    n_finite = int(finite.sum())
+    if n_finite < 2:
+        return None
+    order = np.argsort(np.where(finite, f, np.inf), kind="stable")
+    return order[: min(m, n_finite)]
+
+
+@dataclass(frozen=True)
+class FittedGeneration:
+    """The model, and what WI and SM decided (``weak`` is None for variants without WI)."""
+
+    model: Any
+    weak: NDArray[np.bool_] | None
+    partition: Partition
+
+
+def fit_generation(
+    selected: NDArray[np.float64],
+    variant: Variant,
+    *,
+    theta: float,
+    c: int,
+    m_corr: int,
+    rng: np.random.Generator,
+    pair_counts: NDArray[np.integer] | None = None,
+) -> FittedGeneration:
+    """Fit ``variant``'s model on ``selected`` (the best m rows, shape ``(m, n)``): Fig. 6, steps 2-3.
+
+    Random draws, in this order: the m_corr rows for WI (without replacement: "duplicate
+    samples cannot contribute to correlation estimation", Section III-C), then SM's random
+    partition.
+    """
+    n = selected.shape[1]
+    if variant.chain:
+        return FittedGeneration(fit_chain(selected), None, [])
+    if variant.grouping == "none":
+        return FittedGeneration(fit_univariate(selected), None, [])
+    weak = np.zeros(n, dtype=bool)
+    subset = selected
+    if variant.identify_weak:
+        k = min(m_corr, selected.shape[0])
+        subset = selected[rng.choice(selected.shape[0], size=k, replace=False)]
+        weak = max_abs_correlation(subset, pair_counts=pair_counts, theta=theta) <= theta  # Eq. (3)
+    strong = np.flatnonzero(~weak)
+    found_weak = weak.copy()
+    if variant.grouping == "random":
+        partition = random_partition(strong, c, rng)  # Fig. 4, step 2
+    elif variant.grouping == "single":
+        partition = single_group(strong)
+    else:  # "greedy": SM-GC on the same correlation sample (Fig. 11)
+        clusters, leftover = greedy_partition(correlation_matrix(subset[:, strong]), theta, c)
+        partition = stack_groups([strong[g] for g in clusters])
+        weak[strong[leftover]] = True  # left over: "estimate a univariate model"
+    model = fit_factorized(selected, np.flatnonzero(weak), partition, variant.block_scaling)
+    return FittedGeneration(model, found_weak if variant.identify_weak else None, partition)
+
+
+@dataclass(frozen=True)
+class ClosedGeneration:
+    """What closing one generation decided.
+
+    Attributes:
+        elite_x, elite_f: the new elite (None and ``inf`` while no value has been finite).
+        selected: the selected rows, best first (``(m', n)``), or None: fewer than two finite
+            values, so the model stays as it was.
+        fitted: the fitted model with WI's and SM's decisions, or None with ``selected``.
+    """
+
+    elite_x: NDArray[np.float64] | None
+    elite_f: float
+    selected: NDArray[np.float64] | None
+    fitted: FittedGeneration | None
+
+
+def close_generation(
+    elite_x: NDArray[np.float64] | None,
+    elite_f: float,
+    rows: NDArray[np.float64],
+    values: NDArray[np.float64],
+    rules: Resolved,
+    rng: np.random.Generator,
+    *,
+    pair_counts: NDArray[np.integer] | None = None,
+) -> ClosedGeneration:
+    """Close a generation: pool, elite, selection and model (Fig. 6, steps 1-3).
+
+    ``rows`` (``(k, n)``) and ``values`` (``(k,)``) are the generation's block in number order;
+    ``elite_x``/``elite_f`` the elite kept from the previous generations (None at first).
+    """
+    if elite_x is not None:
+        pool_x = np.concatenate([elite_x[None, :], rows])
+        pool_f = np.concatenate([[elite_f], values])
+    else:
+        pool_x, pool_f = rows, values
+    finite = np.isfinite(pool_f)
+    if finite.any():
+        best = int(np.argmin(np.where(finite, pool_f, np.inf)))  # the earliest of tied values
+        elite_x, elite_f = pool_x[best].copy(), float(pool_f[best])
+    order = truncation_selection(pool_x, pool_f, rules.n_selected)
+    if order is None:
+        return ClosedGeneration(elite_x, elite_f, None, None)
+    selected = pool_x[order]
+    fitted = fit_generation(
+        selected, rules.variant, theta=rules.theta, c=rules.c, m_corr=rules.m_corr, rng=rng, pair_counts=pair_counts
+    )
+    return ClosedGeneration(elite_x, elite_f, selected, fitted)

@@ -1,0 +1,175 @@
+"""The asked/told bookkeeping of an ask/tell run, kept apart from the algorithm.
+
+Rows are numbered in the order they come into being (sampled for a generation, asked as
+extras, injected), and generation g is the block of numbers given by
+:func:`edamcc.generation.block_start` and :func:`~edamcc.generation.block_size`. The ledger
+keeps the rows of the open generation and of any later block that extras already reach,
+each in one of three states: sampled but not handed out, handed out (in flight), told. It
+answers "which asked row is this?" for ``tell`` (rows are matched by their exact float64
+bytes, vectorized) and hands out, accepts and releases rows; it never decides what a
+generation means.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .generation import block_size, block_start
+
+NEW, OUT, TOLD = 0, 1, 2  # sampled, not handed out / handed out, not told / told
+
+
+def _row_keys(rows: NDArray[np.float64]) -> NDArray[np.void]:
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+
+
+class Ledger:
+    """Rows of the open generation and beyond, by number, with their states and values."""
+
+    def __init__(self, dimension: int, population_size: int) -> None:
+        self._n = int(dimension)
+        self._M = int(population_size)
+        self.generation = 0  # the open generation: the oldest one not closed
+        self._x = np.empty((0, self._n))  # rows numbered block_start(generation) onwards
+        self._f = np.empty(0)
+        self._state = np.empty(0, dtype=np.int8)
+        self._order: NDArray[np.intp] | None = None  # sorted view of the rows' bytes, built lazily
+        self._sorted: NDArray[np.void] | None = None
+
+    # ------------------------------------------------------------------ counts
+    @property
+    def first_number(self) -> int:
+        """Number of the first row kept: the open generation's first."""
+        return block_start(self.generation, self._M)
+
+    @property
+    def n_new(self) -> int:
+        """Rows sampled for the open generation and not handed out yet."""
+        return int(np.count_nonzero(self._state == NEW))
+
+    @property
+    def n_out(self) -> int:
+        """Rows handed out and not told yet (in flight)."""
+        return int(np.count_nonzero(self._state == OUT))
+
+    def free_slots(self) -> int:
+        """Rows the open generation still lacks (extras may already fill part of it)."""
+        return max(0, block_size(self.generation, self._M) - self._x.shape[0])
+
+    def open_complete(self) -> bool:
+        """True when every row of the open generation exists and is told."""
+        k = block_size(self.generation, self._M)
+        return self._x.shape[0] >= k and bool(np.all(self._state[:k] == TOLD))
+
+    # ------------------------------------------------------------------ adding rows
+    def _append(self, rows: NDArray[np.float64], values: NDArray[np.float64] | None, state: int) -> None:
+        self._x = np.concatenate([self._x, rows])
+        self._f = np.concatenate([self._f, np.full(rows.shape[0], np.nan) if values is None else values])
+        self._state = np.concatenate([self._state, np.full(rows.shape[0], state, dtype=np.int8)])
+        self._order = self._sorted = None
+
+    def fill(self, rows: NDArray[np.float64]) -> None:
+        """Add the open generation's sampled rows (exactly :meth:`free_slots` of them)."""
+        if rows.shape[0] != self.free_slots():
+            raise RuntimeError(f"fill: the open generation lacks {self.free_slots()} rows; got {rows.shape[0]}")
+        self._append(rows, None, NEW)
+
+    def add_extra(self, rows: NDArray[np.float64]) -> None:
+        """Add rows asked beyond the sampled ones: handed out at once, numbered next."""
+        self._append(rows, None, OUT)
+
+    def inject(self, rows: NDArray[np.float64], values: NDArray[np.float64]) -> None:
+        """Add told rows that were never asked: they take the place of sampled rows not handed
+        out yet (so injecting a generation's worth of points closes it), then the next numbers."""
+        free = np.flatnonzero(self._state == NEW)[: rows.shape[0]]
+        k = free.size
+        self._x[free] = rows[:k]
+        self._f[free] = values[:k]
+        self._state[free] = TOLD
+        self._order = self._sorted = None
+        if k < rows.shape[0]:
+            self._append(rows[k:], values[k:], TOLD)
+
+    # ------------------------------------------------------------------ handing out and telling
+    def hand_out(self, k: int) -> NDArray[np.float64]:
+        """The next ``k`` (or fewer) sampled rows, now in flight (a fresh array)."""
+        new = np.flatnonzero(self._state == NEW)[:k]
+        self._state[new] = OUT
+        return self._x[new].copy()
+
+    def pending(self) -> NDArray[np.float64]:
+        """Rows handed out and not told yet, in number order (a fresh array)."""
+        return self._x[self._state == OUT].copy()
+
+    def locate(self, rows: NDArray[np.float64]) -> NDArray[np.intp]:
+        """Position of each of ``rows`` among the kept rows, or -1, for a tell.
+
+        Identical kept rows (only a collapsed model makes them) are matched in-flight first and
+        each at most once per call, so a batch of equal rows finds equal in-flight rows.
+        """
+        if self._order is None:
+            keys = _row_keys(self._x)
+            self._order = np.argsort(keys, kind="stable")
+            self._sorted = keys[self._order]
+        idx = np.full(rows.shape[0], -1, dtype=np.intp)
+        if self._x.shape[0] == 0:
+            return idx
+        keys = _row_keys(rows)
+        lo = np.searchsorted(self._sorted, keys, "left")
+        hi = np.searchsorted(self._sorted, keys, "right")
+        single = hi - lo == 1
+        idx[single] = self._order[lo[single]]
+        multi = np.flatnonzero(hi - lo > 1)
+        if multi.size:
+            taken = self._state != OUT
+            for j in multi:  # only identical rows get here
+                run = self._order[lo[j] : hi[j]]
+                free = run[~taken[run]]
+                idx[j] = free[0] if free.size else run[0]
+                taken[idx[j]] = True
+        return idx
+
+    def check_tell(self, rows: NDArray[np.float64]) -> NDArray[np.intp]:
+        """Positions of ``rows`` for :meth:`record`; raises ``ValueError`` naming the first bad row."""
+        idx = self.locate(rows)
+        absent = np.flatnonzero(idx < 0)
+        if absent.size:
+            raise ValueError(
+                f"x: row {int(absent[0])} was never asked, or was told in a generation already closed (rows "
+                f"must be passed back exactly as ask() returned them, as float64); {absent.size} such row(s) in this call"
+            )
+        state = self._state[idx]
+        if np.any(state == NEW):
+            bad = int(np.flatnonzero(state == NEW)[0])
+            raise ValueError(f"x: row {bad} was not handed out by ask() yet")
+        if np.any(state == TOLD):
+            bad = int(np.flatnonzero(state == TOLD)[0])
+            raise ValueError(f"x: row {bad} was already told (a row is told once)")
+        _, first = np.unique(idx, return_index=True)
+        if first.size != idx.size:
+            repeated = np.ones(idx.size, dtype=bool)
+            repeated[first] = False
+            raise ValueError(f"x: row {int(np.flatnonzero(repeated)[0])} was already told earlier in this call (a row is told once)")
+        return idx
+
+    def record(self, idx: NDArray[np.intp], values: NDArray[np.float64]) -> None:
+        """Store the values of rows already checked by :meth:`check_tell`."""
+        self._f[idx] = values
+        self._state[idx] = TOLD
+
+    # ------------------------------------------------------------------ closing
+    def pop_open(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The complete open generation's rows and values (number order); the next one opens."""
+        k = block_size(self.generation, self._M)
+        rows, values = self._x[:k], self._f[:k]
+        self._x, self._f, self._state = self._x[k:], self._f[k:], self._state[k:]
+        self._order = self._sorted = None
+        self.generation += 1
+        return rows, values
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_order"] = state["_sorted"] = None  # rebuilt on demand
+        return state

@@ -1,0 +1,201 @@
+"""Every algorithm parameter in one place: its default, its validation and where it comes from.
+
+:class:`Settings` is what the strategy, :func:`edamcc.minimize`, the ``edamcc`` command, the
+Nevergrad optimizer and the Optuna sampler all build from, so a bad value raises the same
+``ValueError``, naming the argument, wherever it is given, and nothing is clamped silently.
+The run controls that are not algorithm parameters (seed, budget, target) are checked here
+too, by :func:`check_seed`, :func:`check_budget` and :func:`check_target`.
+
+Paper references are to the printed article (Dong, Chen, Tino, Yao, IEEE Trans. Evol. Comput.
+17(6), 2013, doi:10.1109/TEVC.2013.2247404); Section IV-A holds "Common Parameter Settings"
+and "Parameters of EDA-MCC".
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+from .bounds import REPAIR_METHODS
+from .variants import Variant, get_variant
+
+# Section IV-A, "Common Parameter Settings": M is one of 200, 500, 1000, 2000, tau = 0.5.
+PAPER_POPULATION_SIZE = 200
+# The paper's M = 200 assumes its budget of 10,000 n evaluations; a smaller budget gets a
+# population that leaves at least this many generations (and never fewer than 10 rows).
+MIN_GENERATIONS = 30
+MIN_DEFAULT_POPULATION = 10
+DEFAULT_SELECTION_RATIO = 0.5  # tau: "all algorithms use tau = 0.5"
+DEFAULT_M_CORR = 100  # Section IV-A, "Parameters of EDA-MCC": m_corr = 100 "through all experiments"
+DEFAULT_THETA = 0.3  # ibid.: theta = 0.3, "a popular threshold to define weakly correlated"
+DEFAULT_C = 20  # Table IV's setting at 50D/100D; the paper uses c = 100 at 500D (Table IX)
+
+
+def is_int(value: Any) -> bool:
+    """True for Python and NumPy integers, False for bools."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def is_real(value: Any) -> bool:
+    """True for Python and NumPy reals (integers included), False for bools."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def default_population_size(dimension: int, budget: int | None = None) -> int:
+    """M when the user gives none: the one population rule of the package.
+
+    * With a budget: ``clip(budget // 30, 10, 200)``, so that at least about 30 generations
+      run; the paper's M = 200 (Section IV-A) from 6,000 evaluations on, which covers its
+      budget of 10,000 n.
+    * Without one (an Optuna study, an open-ended ask/tell loop): ``clip(10 + 4 sqrt(n), 20,
+      200)``, 50 at n = 100 and 99 at n = 500, since such runs usually have far fewer than
+      10,000 n evaluations and more generations of a smaller population use them better.
+    """
+    if budget is None:
+        return int(np.clip(10 + 4 * np.sqrt(dimension), 20, PAPER_POPULATION_SIZE))
+    return int(np.clip(budget // MIN_GENERATIONS, MIN_DEFAULT_POPULATION, PAPER_POPULATION_SIZE))
+
+
+def check_seed(seed: Any) -> Any:
+    """A seed as :func:`numpy.random.default_rng` takes it: None, a non-negative int, a
+    :class:`~numpy.random.SeedSequence` or a :class:`~numpy.random.Generator`."""
+    if seed is None or isinstance(seed, (np.random.SeedSequence, np.random.Generator)):
+        return seed
+    if not is_int(seed) or seed < 0:
+        raise ValueError(
+            "seed: expected a non-negative integer, a numpy SeedSequence or Generator, or None; "
+            f"got {seed!r}"
+        )
+    return int(seed)
+
+
+def check_budget(budget: Any) -> int | None:
+    """The evaluation budget: a positive integer or None (no limit)."""
+    if budget is None:
+        return None
+    if not is_int(budget) or budget < 1:
+        raise ValueError(f"budget: expected a positive integer (a number of evaluations) or None; got {budget!r}")
+    return int(budget)
+
+
+def check_target(target: Any) -> float | None:
+    """A target value: a number (not NaN) or None."""
+    if target is None:
+        return None
+    if not is_real(target) or np.isnan(target):
+        raise ValueError(f"target: expected a number or None; got {target!r}")
+    return float(target)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The algorithm's parameters, validated when built.
+
+    Args:
+        population_size: M, the elite plus M - 1 new candidates per generation (Section IV-A:
+            200, 500, 1000 or 2000). None: :func:`default_population_size` of the dimension
+            and budget.
+        selection_ratio: tau in (0, 1]; m = floor(tau * M) rows are selected (paper 0.5).
+        m_corr: rows drawn from the m selected for WI's correlations, 2 <= m_corr <= m
+            (Fig. 6, step 2). None: ``min(100, m)`` (paper 100).
+        theta: WI's threshold in [0, 1] (Eq. (3); paper 0.3).
+        c: subspace capacity, the largest SM group (Fig. 4); at least 1, or 2 for the
+            greedy-clustering variant (Fig. 11). Paper: 20 at 50/100D, 100 at 500D.
+        variant: one of :data:`edamcc.VARIANTS` or a :class:`~edamcc.Variant`.
+        repair: ``"clip"``, ``"reflect"`` or ``"none"`` for samples outside the box.
+    """
+
+    population_size: int | None = None
+    selection_ratio: float = DEFAULT_SELECTION_RATIO
+    m_corr: int | None = None
+    theta: float = DEFAULT_THETA
+    c: int = DEFAULT_C
+    variant: Variant = field(default_factory=lambda: get_variant("edamcc"))
+    repair: str = "clip"
+
+    def __post_init__(self) -> None:
+        variant = get_variant(self.variant)
+        object.__setattr__(self, "variant", variant)
+        if self.population_size is not None:
+            if not is_int(self.population_size) or self.population_size < 3:
+                raise ValueError(f"population_size: expected an integer >= 3 or None; got {self.population_size!r}")
+            object.__setattr__(self, "population_size", int(self.population_size))
+        if not is_real(self.selection_ratio) or not 0.0 < self.selection_ratio <= 1.0:
+            raise ValueError(f"selection_ratio: expected a number in (0, 1]; got {self.selection_ratio!r}")
+        object.__setattr__(self, "selection_ratio", float(self.selection_ratio))
+        if self.m_corr is not None:
+            if not is_int(self.m_corr) or self.m_corr < 2:
+                raise ValueError(f"m_corr: expected an integer >= 2 (and <= m = floor(tau * M)) or None; got {self.m_corr!r}")
+            object.__setattr__(self, "m_corr", int(self.m_corr))
+        if not is_real(self.theta) or not 0.0 <= self.theta <= 1.0:
+            raise ValueError(f"theta: expected a number in [0, 1]; got {self.theta!r}")
+        object.__setattr__(self, "theta", float(self.theta))
+        min_c = 2 if variant.grouping == "greedy" else 1
+        if not is_int(self.c) or self.c < min_c:
+            raise ValueError(f"c: expected an integer >= {min_c} for variant {variant.name!r}; got {self.c!r}")
+        object.__setattr__(self, "c", int(self.c))
+        if self.repair not in REPAIR_METHODS:
+            raise ValueError(f"repair: expected one of {REPAIR_METHODS}; got {self.repair!r}")
+        if self.population_size is not None:
+            self.sizes(self.population_size)  # m >= 2 and m_corr <= m, checked now
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The parameter names, as keyword arguments everywhere."""
+        return tuple(f.name for f in fields(cls))
+
+    def sizes(self, population_size: int) -> tuple[int, int]:
+        """``(m, m_corr)`` for a population of ``population_size``, checked."""
+        m = int(np.floor(self.selection_ratio * population_size + 1e-9))
+        if m < 2:
+            raise ValueError(
+                f"selection_ratio: floor(selection_ratio * population_size) = {m} selected rows "
+                f"(population_size={population_size}); at least 2 are needed to estimate a variance"
+            )
+        if self.m_corr is None:
+            return m, min(DEFAULT_M_CORR, m)
+        if self.m_corr > m:
+            raise ValueError(
+                f"m_corr: expected an integer in [2, m={m}] (m = floor(selection_ratio * population_size)); "
+                f"got {self.m_corr!r}"
+            )
+        return m, self.m_corr
+
+    def resolve(self, dimension: int, budget: int | None = None) -> Resolved:
+        """The concrete sizes for a problem of ``dimension`` variables and ``budget`` evaluations."""
+        big_m = self.population_size if self.population_size is not None else default_population_size(dimension, budget)
+        m, m_corr = self.sizes(big_m)
+        return Resolved(self, big_m, m, m_corr)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the variant by name."""
+        return {name: (getattr(self, name).name if name == "variant" else getattr(self, name)) for name in self.names()}
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Settings with the sizes fixed for one problem: M, m = floor(tau * M) and m_corr."""
+
+    settings: Settings
+    population_size: int
+    n_selected: int
+    m_corr: int
+
+    @property
+    def theta(self) -> float:
+        return self.settings.theta
+
+    @property
+    def c(self) -> int:
+        return self.settings.c
+
+    @property
+    def variant(self) -> Variant:
+        return self.settings.variant
+
+    @property
+    def repair(self) -> str:
+        return self.settings.repair

@@ -1,0 +1,66 @@
+"""When a run should stop, and why: the stopping criteria of :meth:`EDAMCCStrategy.should_stop`.
+
+In the order they are checked:
+
+* **budget**: the evaluations told reach the budget;
+* **target**: the best value is at most the target;
+* **collapsed model**: every standard deviation of the model is 0;
+* **no progress** (after pycma's ``tolfun``, with tolerance ``TOL_FUN`` = 0): over the last
+  ``10 + ceil(30 n / M)`` generations the best value did not change at all, and every finite
+  value of the last generation was the same. The tolerance is exactly zero because any
+  positive one stops real runs early: near the optimum of the paper's functions successive
+  values differ by 1e-13 while the error still falls below the paper's 1e-12;
+* **flat fitness** (pycma's ``tolflatfitness``, with a longer patience): in each of the last
+  ``FLAT_GENERATIONS`` = 10 generations, every finite value was the same.
+
+The last two are what stops an ask/tell loop on a constant objective.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+TOL_FUN = 0.0
+FLAT_GENERATIONS = 10
+
+
+def no_progress_window(dimension: int, population_size: int) -> int:
+    """Generations looked back by the no-progress stop: ``10 + ceil(30 n / M)``, as pycma's tolfun."""
+    return 10 + math.ceil(30 * dimension / population_size)
+
+
+def stop_reason(
+    *,
+    evaluations: int,
+    budget: int | None,
+    best_f: float,
+    target: float | None,
+    max_std: float,
+    best_history: Sequence[float],
+    spreads: Sequence[float],
+    window: int,
+) -> str | None:
+    """The first criterion that holds, as a sentence, or None.
+
+    ``best_history[g]`` is the best value after the g-th closed generation and ``spreads[g]``
+    the range (max - min) of that generation's finite values (NaN if it had fewer than one).
+    """
+    if budget is not None and evaluations >= budget:
+        return f"budget of {budget} evaluations spent"
+    if target is not None and best_f <= target:
+        return f"target {target} reached"
+    if max_std == 0.0:
+        return "the model has collapsed to a point (every standard deviation is 0)"
+    if len(best_history) >= window and math.isfinite(best_f):
+        recent = best_history[-window:]
+        last = spreads[-1]
+        span = max(recent) - min(recent)
+        if span <= TOL_FUN and last <= TOL_FUN:  # False for NaN
+            return (
+                f"no progress: the best value did not change in {window} generations "
+                "and every value of the last generation was the same"
+            )
+    if len(spreads) >= FLAT_GENERATIONS and all(s == 0.0 for s in spreads[-FLAT_GENERATIONS:]):
+        return f"flat fitness: every value of each of the last {FLAT_GENERATIONS} generations was equal"
+    return None

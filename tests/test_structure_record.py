@@ -1,0 +1,67 @@
+"""The structure record (edamcc.structure_record): #strong, Q, pair counts, aggregation."""
+
+import numpy as np
+import pytest
+
+from edamcc import EDAMCCStrategy, StructureRecord, aggregate
+
+
+def test_record_keeps_n_strong_q_and_pairs_and_aggregates_runs():
+    def one(seed):
+        es = EDAMCCStrategy(bounds=[(-5, 5)] * 8, population_size=60, seed=seed, record_pairs=True)
+        for _ in range(6):
+            x = es.ask()
+            es.tell(x, 100 * (x[:, 1] - x[:, 0] ** 2) ** 2 + np.sum(x[:, 2:] ** 2, axis=1))
+        return es.structure
+
+    r1, r2 = one(1), one(2)
+    assert r1.n_strong.size == 6  # one WI call per closed generation
+    assert r1.q_matrix().shape == (8, 6)
+    np.testing.assert_array_equal(r1.q_matrix().sum(axis=0), r1.n_strong)
+    freq = r1.pair_frequency()
+    np.testing.assert_array_equal(freq, freq.T)
+    assert freq.max() <= 1.0
+    top = r1.dependency_edges(0.0, limit=3)
+    assert len(top) == 3 and top == r1.dependency_edges(0.0)[:3]
+    mean_strong, q, pairs = aggregate([r1, r2])
+    np.testing.assert_allclose(mean_strong, (r1.n_strong + r2.n_strong) / 2)
+    np.testing.assert_array_equal(q, r1.q_matrix() + r2.q_matrix())
+    assert pairs.shape == (8, 8)
+    d = r1.to_dict(include_pairs=True)
+    assert d["n_strong"] == r1.n_strong.tolist() and len(d["q"]) == 8
+
+
+def test_record_thinning_and_switching_off():
+    es = EDAMCCStrategy(bounds=[(-5, 5)] * 5, population_size=20, seed=0, record_every=3, record_pairs=False)
+    for _ in range(10):
+        x = es.ask()
+        es.tell(x, np.sum(x**2, axis=1))
+    rec = es.structure
+    assert rec.n_strong.size == 10 and rec.q_matrix().shape == (5, 4)
+    assert rec.q_generations.tolist() == [0, 3, 6, 9]
+    with pytest.raises(ValueError, match="record_pairs=True"):
+        rec.pair_frequency()
+    off = EDAMCCStrategy(bounds=[(-5, 5)] * 5, record_structure=False)
+    assert off.structure is None
+    with pytest.raises(ValueError, match="record_every"):
+        StructureRecord(5, every=0)
+    assert EDAMCCStrategy(bounds=[(-1, 1)] * 2001).structure.pair_counts is None  # 'auto'
+
+
+def test_pair_counts_reveal_rosenbrocks_chain():
+    # fig:F4_WI: WI finds Rosenbrock's chain x_i -- x_{i+1}
+    from edamcc.benchmark_functions import get_function
+
+    f = get_function("F7", 10)
+    es = EDAMCCStrategy(bounds=f.bounds, population_size=200, seed=1, record_pairs=True)
+    while es.evaluations < 10_000 * 10:
+        x = es.ask()
+        es.tell(x, f(x))
+    edges = es.structure.dependency_edges(0.1)
+    i, j, top = edges[0]
+    assert j == i + 1 and top > 0.3  # the most frequent dependency is a link of the chain
+    assert all(b - a <= 2 for a, b, _ in edges)  # every frequent one is within two links
+    # far-apart variables are (almost) never found dependent
+    freq = es.structure.pair_frequency()
+    far = np.abs(np.subtract.outer(np.arange(10), np.arange(10))) >= 3
+    assert freq[far].max() < 0.05
