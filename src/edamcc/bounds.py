@@ -29,6 +29,8 @@ def parse_bounds(bounds: Any, dimension: int | None = None) -> tuple[NDArray[np.
     upper: Any
     if hasattr(bounds, "lb") and hasattr(bounds, "ub"):
         lower, upper = bounds.lb, bounds.ub
+        if dimension is not None and np.size(lower) == 1 and np.size(upper) == 1:  # Bounds(-1, 2): scalars
+            lower, upper = np.asarray(lower, dtype=float).ravel()[0], np.asarray(upper, dtype=float).ravel()[0]
     else:
         try:
             arr = np.asarray(bounds, dtype=float)

@@ -44,13 +44,13 @@ def _parser() -> argparse.ArgumentParser:
                             "function (F2, F8, F9, F10, F12, F13 up to 100D)")  # fmt: skip
     solve.add_argument("--budget", type=_positive_int, default=None, help="evaluations (default 10000 * dim)")
     solve.add_argument("--variant", default="edamcc", help=f"algorithm (default edamcc; one of {', '.join(sorted(VARIANTS))})")
-    solve.add_argument("--population-size", "-M", type=_positive_int, default=None,
+    solve.add_argument("--population-size", "-M", type=int, default=None,
                        help="M (default: 200, or fewer for a budget below 6000 evaluations)")  # fmt: skip
     solve.add_argument("--selection-ratio", type=float, default=0.5, help="tau (default 0.5)")
-    solve.add_argument("--m-corr", type=_positive_int, default=None, help="m_corr (default min(100, m))")
+    solve.add_argument("--m-corr", type=int, default=None, help="m_corr (default min(100, m))")
     solve.add_argument("--theta", type=float, default=0.3, help="WI threshold (default 0.3)")
-    solve.add_argument("-c", "--capacity", dest="c", type=_positive_int, default=20, help="subspace capacity c (default 20)")
-    solve.add_argument("--repair", default="clip", choices=["clip", "reflect"], help="out-of-box repair (default clip)")
+    solve.add_argument("-c", "--capacity", dest="c", type=int, default=20, help="subspace capacity c (default 20)")
+    solve.add_argument("--repair", default="clip", help="out-of-box repair: clip (default), reflect or none")
     solve.add_argument("--json", metavar="FILE", help="write the result and structure summary as JSON")
     solve.add_argument("--plot", metavar="FILE", help="write the #strong curve and the Q matrix as a PNG (needs matplotlib)")
     solve.add_argument("--quiet", "-q", action="store_true", help="no progress lines")

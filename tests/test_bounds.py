@@ -1,0 +1,37 @@
+"""The search box (edamcc.bounds): the forms users write, and repair."""
+
+import numpy as np
+import pytest
+from scipy.optimize import Bounds
+
+from edamcc.bounds import parse_bounds, repair
+
+
+def test_every_accepted_form_gives_the_same_box():
+    for given, dim in (([(-1, 2)] * 3, None), ((-1, 2), 3), (Bounds(-1, 2), 3), (Bounds([-1] * 3, [2] * 3), None)):
+        lo, hi = parse_bounds(given, dim)
+        assert lo.tolist() == [-1.0] * 3 and hi.tolist() == [2.0] * 3
+
+
+@pytest.mark.parametrize(
+    "given, dim, message",
+    [((-1, 1), None, "dimension"), ([(-1, 1)] * 2, 3, "dimension"), ([(0, 0)], None, "low < high"),
+     ([(0, np.inf)], None, "finite"), ("abc", None, "bounds"), (np.zeros((2, 3)), None, "shape")],
+)  # fmt: skip
+def test_bad_bounds_name_the_argument(given, dim, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        parse_bounds(given, dim)
+
+
+def test_clip_reflect_and_none():
+    lo, hi = np.zeros(2), np.ones(2)
+    x = np.array([[-0.25, 1.5], [3.2, 0.5]])
+    clipped = x.copy()
+    repair(clipped, lo, hi, "clip")
+    assert clipped.tolist() == [[0.0, 1.0], [1.0, 0.5]]
+    reflected = x.copy()
+    repair(reflected, lo, hi, "reflect")
+    np.testing.assert_allclose(reflected, [[0.25, 0.5], [0.8, 0.5]])
+    same = x.copy()
+    repair(same, lo, hi, "none")
+    assert same.tolist() == x.tolist()

@@ -1,0 +1,64 @@
+"""The generation rule (edamcc.generation): membership by row number, elite, selection, model."""
+
+import numpy as np
+import pytest
+
+from edamcc import Settings, block_of, block_size, block_start, close_generation
+from edamcc.generation import fit_generation, truncation_selection
+from edamcc.variants import get_variant
+
+RULES = Settings(population_size=10, c=2).resolve(4)
+
+
+def test_blocks_are_m_rows_then_m_minus_one_and_cover_every_number_once():
+    assert [block_size(g, 10) for g in range(3)] == [10, 9, 9]
+    assert [block_start(g, 10) for g in range(4)] == [0, 10, 19, 28]
+    numbers = np.arange(200)
+    owners = [block_of(int(k), 10) for k in numbers]
+    for g in range(20):
+        members = numbers[np.array(owners) == g]
+        assert members.tolist() == list(range(block_start(g, 10), block_start(g, 10) + block_size(g, 10)))
+
+
+def test_truncation_selection_ranks_nan_and_inf_worst_and_keeps_ties_in_order():
+    f = np.array([3.0, np.nan, 1.0, -np.inf, 1.0, np.inf, 2.0])
+    assert truncation_selection(np.zeros((7, 1)), f, 3).tolist() == [2, 4, 6]
+    assert truncation_selection(np.zeros((3, 1)), np.array([np.nan, 1.0, np.inf]), 2) is None
+
+
+def test_close_generation_puts_the_elite_first_and_keeps_the_earliest_of_ties():
+    rng = np.random.default_rng(0)
+    rows = rng.normal(size=(9, 4))
+    values = np.arange(9.0) + 1.0
+    elite = np.full(4, 7.0)
+    closed = close_generation(elite, 1.0, rows, values, RULES, np.random.default_rng(1))
+    np.testing.assert_array_equal(closed.elite_x, elite)  # tied with row 0: the elite stays
+    np.testing.assert_array_equal(closed.selected, np.vstack([elite, rows[:4]]))  # m = 5
+    assert closed.fitted is not None and closed.fitted.weak is not None
+
+
+def test_fewer_than_two_finite_values_keep_the_model_but_move_the_elite():
+    rows = np.ones((9, 4))
+    values = np.full(9, np.nan)
+    values[3] = 5.0
+    closed = close_generation(None, np.inf, rows * np.arange(9)[:, None], values, RULES, np.random.default_rng(0))
+    assert closed.selected is None and closed.fitted is None
+    assert closed.elite_f == 5.0 and closed.elite_x.tolist() == [3.0] * 4
+
+
+def test_the_rule_is_pure_same_inputs_same_generator_same_model():
+    rng = np.random.default_rng(2)
+    rows, values = rng.normal(size=(9, 4)), rng.normal(size=9)
+    a = close_generation(None, np.inf, rows, values, RULES, np.random.default_rng(5))
+    b = close_generation(None, np.inf, rows.copy(), values.copy(), RULES, np.random.default_rng(5))
+    np.testing.assert_array_equal(a.fitted.model.mean, b.fitted.model.mean)
+    assert [g.tolist() for g in a.fitted.partition] == [g.tolist() for g in b.fitted.partition]
+
+
+@pytest.mark.parametrize("name", ["edamcc", "umdac", "eeda", "mimic", "edamcc-gc", "wi-only"])
+def test_fit_generation_follows_the_variant(name):
+    variant = get_variant(name)
+    selected = np.random.default_rng(0).normal(size=(20, 6))
+    fitted = fit_generation(selected, variant, theta=0.3, c=3, m_corr=20, rng=np.random.default_rng(0))
+    assert (fitted.weak is None) == (not variant.identify_weak)
+    assert fitted.model.sample(np.random.default_rng(1), 4).shape == (4, 6)

@@ -1,0 +1,88 @@
+"""The asked/told bookkeeping (edamcc.ledger): numbers, states, matching rows, closing blocks."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+from edamcc.ledger import Ledger
+
+
+def filled(M=4, n=2):
+    ledger = Ledger(n, M)
+    ledger.fill(np.arange(M * n, dtype=float).reshape(M, n))
+    return ledger
+
+
+def test_hand_out_in_order_and_tell_any_order():
+    ledger = filled()
+    a = ledger.hand_out(3)
+    assert ledger.n_new == 1 and ledger.n_out == 3
+    ledger.record(ledger.check_tell(a[::-1]), np.array([3.0, 2.0, 1.0]))
+    assert not ledger.open_complete()
+    b = ledger.hand_out(5)
+    assert b.shape == (1, 2)
+    ledger.record(ledger.check_tell(b), np.array([0.0]))
+    assert ledger.open_complete()
+    rows, values = ledger.pop_open()
+    assert values.tolist() == [1.0, 2.0, 3.0, 0.0] and ledger.generation == 1 and ledger.free_slots() == 3
+
+
+def test_extras_take_the_next_numbers_and_reduce_the_next_fill():
+    ledger = filled()
+    ledger.hand_out(4)
+    ledger.add_extra(np.full((2, 2), 100.0) + np.arange(2)[:, None])
+    ledger.record(ledger.check_tell(np.full((1, 2), 101.0)), np.array([7.0]))
+    ledger.record(ledger.check_tell(ledger.pending()[:4]), np.zeros(4))
+    ledger.pop_open()
+    assert ledger.free_slots() == 1  # M - 1 = 3 rows, two of them extras
+    assert ledger.n_out == 1  # extra 100 still in flight
+
+
+def test_inject_replaces_rows_not_handed_out_first():
+    ledger = filled()
+    ledger.hand_out(1)
+    ledger.inject(np.full((4, 2), -1.0) - np.arange(4)[:, None], np.arange(4.0))
+    assert ledger.n_new == 0 and ledger.n_out == 1
+    assert not ledger.open_complete()  # row 0 is in flight
+    ledger.record(ledger.check_tell(np.array([[0.0, 1.0]])), np.array([9.0]))
+    assert ledger.open_complete()
+    rows, values = ledger.pop_open()
+    assert values.tolist() == [9.0, 0.0, 1.0, 2.0]
+    assert ledger.free_slots() == 2  # the fourth injected row is generation 1's first
+
+
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        (np.array([[99.0, 99.0]]), "never asked"),
+        (np.array([[6.0, 7.0]]), "not handed out"),
+        (np.array([[0.0, 1.0], [0.0, 1.0]]), "already told earlier in this call"),
+    ],
+)
+def test_bad_tells_raise_and_change_nothing(rows, message):
+    ledger = filled()
+    ledger.hand_out(2)
+    before = pickle.dumps(ledger)
+    with pytest.raises(ValueError, match=message):
+        ledger.check_tell(rows)
+    assert pickle.dumps(ledger) == before
+
+
+def test_identical_rows_are_matched_in_flight_first():
+    ledger = Ledger(2, 3)
+    ledger.fill(np.ones((3, 2)))
+    ledger.hand_out(3)
+    ledger.record(ledger.check_tell(np.ones((2, 2))), np.zeros(2))
+    with pytest.raises(ValueError, match="already told"):
+        ledger.check_tell(np.ones((2, 2)))
+    ledger.record(ledger.check_tell(np.ones((1, 2))), np.zeros(1))
+    assert ledger.open_complete()
+
+
+def test_pickle_drops_the_lookup_index_and_rebuilds_it():
+    ledger = filled()
+    ledger.hand_out(4)
+    ledger.locate(np.zeros((1, 2)))
+    copy = pickle.loads(pickle.dumps(ledger))
+    assert copy.check_tell(np.array([[2.0, 3.0]])).tolist() == [1]

@@ -1,0 +1,98 @@
+"""Settings (edamcc.settings): one source of defaults and checks for every entry point."""
+
+import numpy as np
+import pytest
+
+from edamcc import EDAMCCStrategy, Settings, default_population_size, minimize
+from edamcc.cli import main as cli_main
+from edamcc.settings import check_budget, check_seed, check_target
+
+BAD = [
+    ({"theta": 1.5}, "theta: expected a number in [0, 1]"),
+    ({"c": 0}, "c: expected an integer >= 1"),
+    ({"m_corr": 1}, "m_corr: expected an integer >= 2"),
+    ({"m_corr": 11, "population_size": 20}, "m_corr: expected an integer in [2, m=10]"),
+    ({"population_size": 2}, "population_size: expected an integer >= 3"),
+    ({"selection_ratio": 1.2}, "selection_ratio: expected a number in (0, 1]"),
+    ({"selection_ratio": 0.05, "population_size": 20}, "selection_ratio: floor"),
+    ({"variant": "nope"}, "variant: unknown name"),
+    ({"repair": "wrap"}, "repair: expected one of"),
+]
+
+CLI_FLAGS = {"theta": "--theta", "c": "-c", "m_corr": "--m-corr", "population_size": "-M",
+             "selection_ratio": "--selection-ratio", "variant": "--variant", "repair": "--repair"}  # fmt: skip
+
+
+def test_defaults_and_where_they_come_from():
+    s = Settings()
+    assert (s.population_size, s.selection_ratio, s.m_corr, s.theta, s.c, s.variant.name, s.repair) == (
+        None, 0.5, None, 0.3, 20, "edamcc", "clip")  # fmt: skip
+    r = s.resolve(100, budget=10_000 * 100)
+    assert (r.population_size, r.n_selected, r.m_corr) == (200, 100, 100)  # the paper's Section IV-A
+    assert Settings(population_size=40).resolve(5).m_corr == 20  # min(100, m)
+
+
+def test_one_population_rule_follows_the_budget_then_the_dimension():
+    assert [default_population_size(100, b) for b in (100, 3000, 6000, 10**6)] == [10, 100, 200, 200]
+    assert [default_population_size(n) for n in (1, 10, 100, 500, 1000, 10**5)] == [20, 22, 50, 99, 136, 200]
+
+
+@pytest.mark.parametrize("kwargs, message", BAD)
+def test_the_same_bad_value_raises_the_same_error_in_every_entry_point(kwargs, message, capsys):
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("(", r"\(")) as direct:
+        Settings(**kwargs).resolve(5)
+    text = str(direct.value)
+    with pytest.raises(ValueError) as es:
+        EDAMCCStrategy(bounds=[(-1, 1)] * 5, **kwargs)
+    assert str(es.value) == text
+    with pytest.raises(ValueError) as mini:
+        minimize(lambda x: 0.0, [(-1, 1)] * 5, budget=100, **kwargs)
+    assert str(mini.value) == text
+    argv = ["solve", "F1", "--dim", "5", "--budget", "100", "--quiet"]
+    for key, value in kwargs.items():
+        argv += [CLI_FLAGS[key], str(value)]
+    with pytest.raises(SystemExit):
+        cli_main(argv)
+    err = capsys.readouterr().err
+    assert message in err
+    ng = pytest.importorskip("nevergrad")
+    import edamcc.adapters.nevergrad_optimizer as nevergrad_optimizer
+
+    with pytest.raises(ValueError) as nge:
+        nevergrad_optimizer.EDAMCC(**kwargs)(parametrization=ng.p.Array(shape=(5,), lower=-1, upper=1), budget=100)
+    assert str(nge.value) == text
+    pytest.importorskip("optuna")
+    from edamcc.adapters.optuna_sampler import EDAMCCSampler
+
+    with pytest.raises(ValueError) as opt:
+        EDAMCCSampler(**kwargs)
+    assert str(opt.value) == text
+
+
+def test_nothing_is_clamped():
+    s = Settings(population_size=10, m_corr=5, theta=0.0, c=1)
+    assert (s.population_size, s.m_corr, s.theta, s.c) == (10, 5, 0.0, 1)
+    with pytest.raises(ValueError, match="m_corr"):
+        Settings(population_size=10, m_corr=6)  # m = 5: refused, not reduced
+
+
+def test_run_controls():
+    assert check_seed(None) is None and check_seed(np.int64(3)) == 3
+    for bad in (-1, 1.5, "abc", True):
+        with pytest.raises(ValueError, match="seed: expected a non-negative integer"):
+            check_seed(bad)
+    assert check_budget(None) is None and check_budget(np.int32(7)) == 7
+    for bad in (0, -3, 2.5, True, "10"):
+        with pytest.raises(ValueError, match="budget: expected a positive integer"):
+            check_budget(bad)
+    assert check_target(-1) == -1.0
+    with pytest.raises(ValueError, match="target"):
+        check_target(float("nan"))
+
+
+def test_settings_are_frozen_and_report_themselves():
+    s = Settings(variant="UMDAc")
+    assert s.variant.name == "umdac" and s.to_dict()["variant"] == "umdac"
+    with pytest.raises(AttributeError):
+        s.theta = 0.5  # type: ignore[misc]
+    assert Settings.names() == ("population_size", "selection_ratio", "m_corr", "theta", "c", "variant", "repair")

@@ -1,0 +1,36 @@
+"""Stopping criteria (edamcc.stopping), and the strategy's should_stop on a constant objective."""
+
+import numpy as np
+
+from edamcc import EDAMCCStrategy
+from edamcc.stopping import FLAT_GENERATIONS, no_progress_window, stop_reason
+
+
+def reason(**kw):
+    base = dict(evaluations=10, budget=None, best_f=1.0, target=None, max_std=1.0, best_history=[], spreads=[], window=5)
+    return stop_reason(**(base | kw))
+
+
+def test_each_criterion_in_order():
+    assert reason() is None
+    assert "budget" in reason(budget=10)
+    assert "target" in reason(target=1.0)
+    assert "collapsed" in reason(max_std=0.0)
+    assert "no progress" in reason(best_history=[1.0] * 5, spreads=[1.0] * 4 + [0.0])
+    assert reason(best_history=[1.5] + [1.0] * 4, spreads=[1.0] * 4 + [0.0]) is None  # moved in the window
+    assert reason(best_history=[1.0] * 5, spreads=[0.0] * 4 + [1e-13]) is None  # the last values still differ
+    assert "flat fitness" in reason(spreads=[0.0] * FLAT_GENERATIONS)
+    assert reason(spreads=[0.0] * (FLAT_GENERATIONS - 1)) is None
+
+
+def test_the_window_follows_pycmas_tolfun_history():
+    assert no_progress_window(100, 200) == 25 and no_progress_window(10, 10) == 40
+
+
+def test_an_ask_tell_loop_on_a_constant_objective_stops():
+    es = EDAMCCStrategy(bounds=[(-1, 1)] * 5, population_size=10, seed=0)
+    while not es.should_stop():
+        x = es.ask()
+        es.tell(x, np.full(len(x), 3.0))
+        assert es.generation < 100
+    assert "flat fitness" in es.stop_reason or "no progress" in es.stop_reason
