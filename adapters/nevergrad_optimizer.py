@@ -127,16 +127,30 @@ class _EDAMCC(base.Optimizer):
         candidate._meta["edamcc_row"] = row[0]
         return candidate
 
+    def tell(self, candidate: ng.p.Parameter, loss: Any, *args: Any, **kwargs: Any) -> None:
+        """Nevergrad's ``tell``; the strategy gets the loss as given. Nevergrad replaces NaN,
+        inf and anything above 5e20 by 5e20 before its optimizers see it; here NaN and inf
+        rank worst, as everywhere in edamcc, and large finite losses keep their order."""
+        self._raw_loss = loss
+        try:
+            super().tell(candidate, loss, *args, **kwargs)
+        finally:
+            self._raw_loss = None
+
+    def _loss(self, clipped: Any) -> float:
+        raw = getattr(self, "_raw_loss", None)
+        return float(raw) if isinstance(raw, (int, float, np.floating, np.integer)) else float(clipped)
+
     def _internal_tell_candidate(self, candidate: ng.p.Parameter, loss: Any) -> None:
         row = candidate._meta.get("edamcc_row")
         if row is None:  # asked elsewhere (e.g. suggest): treat as not asked
             self._internal_tell_not_asked(candidate, loss)
             return
-        self.strategy.tell(row, float(loss))
+        self.strategy.tell(row, self._loss(loss))
 
     def _internal_tell_not_asked(self, candidate: ng.p.Parameter, loss: Any) -> None:
         data = candidate.get_standardized_data(reference=self.parametrization)
-        self.strategy.inject(data, float(loss))
+        self.strategy.inject(data, self._loss(loss))
 
 
 class EDAMCC(base.ConfiguredOptimizer):

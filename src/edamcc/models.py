@@ -115,7 +115,8 @@ def fit_factorized(
         np.maximum(eigval, 0.0, out=eigval)
         if scaling == "eeda":
             eigval[:, 0] = eigval[:, -1]  # EEDA: smallest eigenvalue := largest
-        factor = np.sqrt(eigval)[:, :, None] * eigvec.transpose(0, 2, 1)
+        # C order, so that a pickled or copied model (always C order) samples bit-identically
+        factor = np.ascontiguousarray(np.sqrt(eigval)[:, :, None] * eigvec.transpose(0, 2, 1))
         blocks.append(GaussianBlocks(index=np.asarray(index, dtype=np.intp), factor=factor))
     return FactorizedGaussian(mean=mean, weak=np.asarray(weak, dtype=np.intp), weak_std=weak_std, blocks=tuple(blocks))
 
