@@ -194,7 +194,7 @@ class EDAMCCSampler(BaseSampler):
         """How many generations of ``study`` have closed (every trial of their block finished)."""
         numeric = self.infer_relative_search_space(study, None)  # type: ignore[arg-type]
         with self._lock:
-            return self._closed(self._refresh(study), self._population_size(len(numeric))) if numeric else 0
+            return self._closed(self._refresh(study, fresh=True), self._population_size(len(numeric))) if numeric else 0
 
     def closed_generation(self, study: Study, generation: int) -> tuple[Any, ClosedGeneration | None]:
         """``(model, closed)`` of ``generation`` (>= 1, at most :meth:`closed_generations`):
@@ -202,7 +202,7 @@ class EDAMCCSampler(BaseSampler):
         (selection, elite, WI and SM), or None where it kept the model before it."""
         numeric = self.infer_relative_search_space(study, None)  # type: ignore[arg-type]
         with self._lock:
-            cache = self._refresh(study)
+            cache = self._refresh(study, fresh=True)
             big_m = self._population_size(len(numeric))
             if not 1 <= generation <= self._closed(cache, big_m):
                 raise ValueError(f"generation: expected 1 <= generation <= {self._closed(cache, big_m)} (closed so far); got {generation!r}")
@@ -221,7 +221,7 @@ class EDAMCCSampler(BaseSampler):
         if not n or not self._settings.variant.identify_weak:
             return record
         with self._lock:
-            cache = self._refresh(study)
+            cache = self._refresh(study, fresh=True)
             space = self._space(cache, numeric)
             big_m = self._population_size(n)
             seed = self._study_seed(study, cache, final=True)
@@ -258,7 +258,7 @@ class EDAMCCSampler(BaseSampler):
             cache.seed = seed
         return seed
 
-    def _refresh(self, study: Study) -> _StudyCache:
+    def _refresh(self, study: Study, *, fresh: bool = False) -> _StudyCache:
         """Bring the study's cache up to date with one read of the storage.
 
         Finished trials never change, so each is summarized once: its value (minimization
@@ -268,7 +268,9 @@ class EDAMCCSampler(BaseSampler):
         """
         cache = self._studies.setdefault((id(study._storage), study._study_id), _StudyCache())
         sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
-        for t in study._get_trials(deepcopy=False, states=_FINISHED, use_cache=True):
+        # Inside a trial Optuna's per-trial snapshot of the trials is current; outside one
+        # (closed_generations, closed_generation, structure) it may be stale, so read afresh.
+        for t in study._get_trials(deepcopy=False, states=_FINISHED, use_cache=not fresh):
             if t.number in cache.values:
                 continue
             complete = t.state == TrialState.COMPLETE and t.value is not None

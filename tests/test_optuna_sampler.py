@@ -351,3 +351,49 @@ def test_several_processes_share_one_study(tmp_path, journal):
     rand.optimize(lambda t: objective(t, n=10), n_trials=450)
     assert study.best_value < 10 * single.best_value + 0.1  # loose: like a single process
     assert study.best_value < rand.best_value / 5
+
+
+# ------------------------------------------------------------------ workers that read at different times
+class DelayedWrites(optuna.storages.InMemoryStorage):
+    """A storage whose finishing writes of chosen trials land late, as when a worker's result is
+    stamped before its write reaches a shared storage."""
+
+    def __init__(self):
+        super().__init__()
+        self.delayed: set[int] = set()
+        self.held: list[tuple] = []
+
+    def set_trial_state_values(self, trial_id, state, values=None):
+        if trial_id in self.delayed and state.is_finished():
+            self.held.append((trial_id, state, values))
+            return True
+        return super().set_trial_state_values(trial_id, state, values)
+
+    def release(self):
+        for trial_id, state, values in self.held:
+            super().set_trial_state_values(trial_id, state, values)
+        self.held.clear()
+
+
+def test_two_workers_build_identical_models_although_a_write_lands_late():
+    storage = DelayedWrites()
+    optuna.create_study(storage=storage, study_name="s")
+    worker_a = optuna.load_study(study_name="s", storage=storage, sampler=EDAMCCSampler(seed=3, population_size=6))
+    worker_b = optuna.load_study(study_name="s", storage=storage, sampler=EDAMCCSampler(seed=3, population_size=6))
+    dists = {f"x{i}": optuna.distributions.FloatDistribution(-5, 5) for i in range(3)}
+    trials = [worker_a.ask(dists) for _ in range(8)]  # generation 0 is trials 0-5; 6 and 7 belong to 1
+    storage.delayed.add(trials[2]._trial_id)
+    for t in trials:  # trial 2 finishes first and is the best, but its write lands last
+        worker_a.tell(t, -50.0 if t.number == 2 else float(t.number))
+    early = worker_a.ask(dists)  # worker A reads before the write: generation 0 is still open
+    assert storage.get_trial(early._trial_id).system_attrs[GENERATION_KEY] == 0
+    assert worker_a.sampler.closed_generations(worker_a) == 0  # A never closes without trial 2
+    storage.release()
+    late = worker_b.ask(dists)
+    assert storage.get_trial(late._trial_id).system_attrs[GENERATION_KEY] == 1
+    model_a, closed_a = worker_a.sampler.closed_generation(worker_a, 1)
+    model_b, closed_b = worker_b.sampler.closed_generation(worker_b, 1)
+    assert closed_a.elite_f == closed_b.elite_f == -50.0  # the late write is a member
+    np.testing.assert_array_equal(closed_a.selected, closed_b.selected)
+    np.testing.assert_array_equal(model_a.mean, model_b.mean)
+    np.testing.assert_array_equal(model_a.weak_std, model_b.weak_std)
