@@ -26,7 +26,3 @@ def test_a_campaign_writes_one_run_file_per_job_and_resumes(tmp_path, capsys):
     assert json.loads(execution.run_file(tmp_path, jobs[0]).read_text())["error"] == runs[0]["error"]
     execution.run_campaign(tmp_path, jobs, workers=1)
     assert "2 runs, 2 already done, 0 to do" in capsys.readouterr().out
-
-
-def test_files_from_before_instances_count_as_generated():
-    assert execution.generated({}) and not execution.generated({"instance": "cec2005"})

@@ -36,3 +36,7 @@ def test_campaign_filters_columns_and_keeps_only_official_cells_with_cec2005():
     official = registry.campaign(["solution"], 1, "paper", columns=["edamcc"], cec2005=True)
     assert {j.instance for j in official} == {"cec2005"}
     assert sorted({j.function for j in official}, key=lambda f: int(f[1:])) == ["F2", "F8", "F9", "F10", "F12", "F13"]
+
+
+def test_run_files_from_before_instances_count_as_generated():
+    assert registry.generated({}) and not registry.generated({"instance": "cec2005"})

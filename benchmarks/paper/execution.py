@@ -77,11 +77,6 @@ def run_campaign(out: Path, jobs: list[Job], workers: int, cec2005_dir: str | No
     run_jobs(todo, run_job, lambda j: run_file(out, j), workers, progress, _set_cec2005_dir, (cec2005_dir,))
 
 
-def generated(run: dict) -> bool:
-    """Whether a run file is on a generated instance (files from before instances existed are)."""
-    return run.get("instance", "generated") == "generated"
-
-
 def load(out: Path) -> list[dict]:
     """Every run file of the campaign folder ``out``."""
     return load_runs(Path(out) / "runs")

@@ -45,6 +45,11 @@ def instance_for(function: str, dim: int, cec2005: bool) -> str:
     return "cec2005" if cec2005 and function in CEC2005_DATA_FILES and dim <= CEC2005_MAX_DIMENSION else "generated"
 
 
+def generated(run: dict) -> bool:
+    """Whether a run file is on a generated instance (files from before instances existed are)."""
+    return run.get("instance", "generated") == "generated"
+
+
 def jobs_for(table: str, runs: int, popsizes: str, functions: list[str] | None, dims: list[int] | None) -> Iterator[Job]:
     fsel = (lambda f: functions is None or f in functions)
     dsel = (lambda d: dims is None or d in dims)

@@ -10,8 +10,8 @@ import numpy as np
 from common import ZERO, pyplot
 
 from . import statistics as stats
-from .execution import generated, load
-from .registry import TABLES
+from .execution import load
+from .registry import TABLES, generated
 
 ALGORITHM_COLUMNS = ("umdac", "emna-global", "eeda", "edamcc")
 HEADER = ["| function | dim | column | M | runs | ours (mean ± std) | vs edamcc | paper | reproduces? | s/run |",

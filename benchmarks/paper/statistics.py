@@ -11,7 +11,7 @@ from scipy.stats import mannwhitneyu
 from common import ZERO
 
 from . import published as paper
-from .execution import generated
+from .registry import generated
 
 Cell = tuple  # (table, function, dim, column, theta, c); column "edamcc (cec2005)" on official instances
 
