@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from common import RESULTS, pyplot
 from edamcc import EDAMCCStrategy
 
 M, M_CORR, C = 200, 100, 100
@@ -112,7 +113,7 @@ def main() -> None:
     parser.add_argument("--eeda-max", type=int, default=2000, help="largest n for EEDA (cubic cost)")
     parser.add_argument("--generations", type=int, default=15)
     parser.add_argument("--single", nargs=2, metavar=("ALGORITHM", "N"), help=argparse.SUPPRESS)
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "generation_cost.json"))
+    parser.add_argument("--out", default=str(RESULTS / "generation_cost.json"))
     args = parser.parse_args()
     if args.single:
         print(json.dumps(measure(args.single[0], int(args.single[1]), args.generations)))
@@ -144,11 +145,7 @@ def main() -> None:
         print(f"| {n} | {e['seconds'] * 1e3:.1f} | {e['kernels'] * 1e3:.1f} | {e['seconds'] / e['kernels']:.2f} | "
               f"{e['n_strong']} | {e['peak_mib']:.0f} | {umda_ms} | {eeda_ms} | {speedup} |")
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = pyplot()
         fig, ax = plt.subplots(figsize=(5, 3.5))
         for alg in args.algorithms:
             pts = sorted((r["n"], r["seconds"]) for r in results if r["algorithm"] == alg)

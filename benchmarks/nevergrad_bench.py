@@ -24,6 +24,7 @@ import nevergrad as ng  # noqa: E402
 from nevergrad.functions import ArtificialFunction  # noqa: E402
 
 import edamcc.adapters.nevergrad_optimizer  # noqa: E402,F401  (registers EDAMCC)
+from common import RESULTS  # noqa: E402
 
 OPTIMIZERS = ["EDAMCC", "CMA", "DiagonalCMA", "NaiveIsoEMNA", "NGOpt"]
 
@@ -62,7 +63,7 @@ def main() -> None:
     parser.add_argument("--optimizers", nargs="+", default=OPTIMIZERS)
     parser.add_argument("--budget-factor", type=int, default=50)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0])
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "nevergrad.json"))
+    parser.add_argument("--out", default=str(RESULTS / "nevergrad.json"))
     args = parser.parse_args()
     results = []
     for dim in args.dims:

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import optuna
 
+from common import RESULTS
 from edamcc.adapters.optuna_sampler import EDAMCCSampler
 from edamcc.functions import get_function
 
@@ -104,7 +105,7 @@ def main() -> None:
         for fname in args.functions:
             cells = [f"{np.mean([r['error'] for r in results if r['function'] == fname and r['sampler'] == s]):.3e}" for s in args.samplers]
             print(f"| {fname} | " + " | ".join(cells) + " |")
-    out = Path(args.out or Path(__file__).resolve().parent / "results" / f"optuna_{args.command}.json")
+    out = Path(args.out or RESULTS / f"optuna_{args.command}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1))
 

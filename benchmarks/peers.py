@@ -14,14 +14,13 @@ RPEDA when it is installed. Every run stops at the budget: 10000 n evaluations (
 from __future__ import annotations
 
 import argparse
-import json
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
 
+from common import FUNCTIONS, RESULTS, ZERO, load_runs, paper_budget, run_jobs, write_report
 from edamcc import minimize
 from edamcc.functions import get_function
 
@@ -30,9 +29,7 @@ EXPENSIVE_AT_500 = {"eeda", "emna-global", "cma"}  # O(n^2) per sample or O(n^3)
 
 
 def _budget(dim: int, factor: int | None) -> int:
-    if factor is not None:
-        return factor * dim
-    return 2_500_000 if dim >= 500 else 10_000 * dim
+    return factor * dim if factor is not None else paper_budget(dim)
 
 
 def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dict:
@@ -87,23 +84,26 @@ def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dic
             "error": float(f.error(best)), "wall_seconds": time.perf_counter() - t}  # fmt: skip
 
 
+def run_job(job: tuple) -> dict:
+    """``run_one`` on a job tuple (algorithm, function, dim, budget, seed)."""
+    return run_one(*job)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dims", nargs="+", type=int, default=[100, 500])
-    parser.add_argument("--functions", nargs="+", default=[f"F{i}" for i in range(1, 14)])
+    parser.add_argument("--functions", nargs="+", default=FUNCTIONS)
     parser.add_argument("--algorithms", nargs="+", default=ALGORITHMS)
     parser.add_argument("--budget-factor", type=int, default=None, help="budget = factor * n (default: the paper's)")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "peers"))
+    parser.add_argument("--out", default=str(RESULTS / "peers"))
     parser.add_argument("--report", action="store_true", help="only rewrite report.md from the run files")
     args = parser.parse_args()
     out = Path(args.out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     if args.report:
-        text = report(out)
-        print(text)
-        (out / "report.md").write_text(text)
+        write_report(out / "report.md", report(out))
         return
     jobs = []
     for dim in args.dims:
@@ -121,22 +121,14 @@ def main() -> None:
     path = lambda j: out / "runs" / f"{j[0]}__{j[1]}__{j[2]}__b{j[3]}__s{j[4]}.json"  # noqa: E731
     todo = [j for j in jobs if not path(j).exists()]
     print(f"{len(jobs)} runs, {len(todo)} to do", flush=True)
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        futures = {pool.submit(run_one, *j): j for j in todo}
-        for k, fut in enumerate(as_completed(futures), 1):
-            j = futures[fut]
-            r = fut.result()
-            path(j).write_text(json.dumps(r))
-            print(f"[{k}/{len(todo)}] {j[0]} {j[1]} {j[2]}D: error {r['error']:.3e} ({r['wall_seconds']:.0f} s)", flush=True)
-    text = report(out)
-    print(text)
-    (out / "report.md").write_text(text)
+    run_jobs(todo, run_job, path, args.workers, lambda j, r: f"{j[0]} {j[1]} {j[2]}D: error {r['error']:.3e} ({r['wall_seconds']:.0f} s)")
+    write_report(out / "report.md", report(out))
 
 
 def report(out: Path) -> str:
     """One table per (dimension, budget) over every run file under ``out``, not only this call's."""
-    results = [json.loads(p.read_text()) for p in sorted((out / "runs").glob("*.json"))]
-    order = {f"F{i}": i for i in range(1, 14)}
+    results = load_runs(out / "runs")
+    order = {f: i for i, f in enumerate(FUNCTIONS, 1)}
     lines = []
     for dim, budget in sorted({(r["dim"], r["budget"]) for r in results}):
         rows = [r for r in results if r["dim"] == dim and r["budget"] == budget]
@@ -153,7 +145,7 @@ def report(out: Path) -> str:
                     continue
                 err = np.mean([r["error"] for r in rs])
                 wall = float(np.mean([r["wall_seconds"] for r in rs]))
-                cells.append(f"{0 if err < 1e-12 else err:.2e} ({wall:.1f})" if wall < 10 else f"{0 if err < 1e-12 else err:.2e} ({wall:.0f})")
+                cells.append(f"{0 if err < ZERO else err:.2e} ({wall:.1f})" if wall < 10 else f"{0 if err < ZERO else err:.2e} ({wall:.0f})")
             lines.append(f"| {fname} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -1,0 +1,65 @@
+"""What the benchmark programs share: the paper's protocol, the results folder, run files.
+
+A campaign is a list of jobs, each written to its own JSON run file as soon as it finishes;
+a job whose run file exists is done, so an interrupted campaign resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any, TypeVar
+
+RESULTS = Path(__file__).resolve().parent / "results"
+FUNCTIONS = [f"F{i}" for i in range(1, 14)]  # the paper's F1-F13
+ZERO = 1e-12  # errors below it count as 0, as in the paper
+
+J = TypeVar("J")
+
+
+def paper_budget(dim: int) -> int:
+    """The paper's budget: 10000 n evaluations, 2.5e6 from 500 dimensions on."""
+    return 2_500_000 if dim >= 500 else 10_000 * dim
+
+
+def load_runs(directory: Path) -> list[dict]:
+    """Every run file in ``directory``, in file-name order."""
+    return [json.loads(p.read_text()) for p in sorted(Path(directory).glob("*.json"))]
+
+
+def run_jobs(
+    todo: Sequence[J],
+    work: Callable[[J], dict],
+    path: Callable[[J], Path],
+    workers: int,
+    progress: Callable[[J, dict], str],
+    initializer: Callable[..., Any] | None = None,
+    initargs: tuple = (),
+) -> None:
+    """Run ``work(job)`` for each job over ``workers`` processes; each result goes to
+    ``path(job)`` as soon as it comes back, followed by a line ``[k/len(todo)] progress(...)``."""
+    with ProcessPoolExecutor(max_workers=workers, initializer=initializer, initargs=initargs) as pool:
+        futures = {pool.submit(work, j): j for j in todo}
+        for k, fut in enumerate(as_completed(futures), 1):
+            j = futures[fut]
+            result = fut.result()
+            path(j).write_text(json.dumps(result))
+            print(f"[{k}/{len(todo)}] {progress(j, result)}", flush=True)
+
+
+def write_report(path: Path, text: str) -> None:
+    """Print a Markdown report and write it to ``path``."""
+    print(text)
+    path.write_text(text)
+
+
+def pyplot():
+    """matplotlib's pyplot on the file-only Agg backend (ImportError without matplotlib)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt

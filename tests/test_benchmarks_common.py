@@ -1,0 +1,24 @@
+"""benchmarks/common.py: the pieces the benchmark programs share."""
+
+import json
+
+import common
+
+
+def test_paper_budget():
+    assert common.paper_budget(50) == 500_000 and common.paper_budget(500) == 2_500_000
+
+
+def test_run_files_load_in_name_order(tmp_path):
+    for name in ("b", "a", "c"):
+        (tmp_path / f"{name}.json").write_text(json.dumps({"name": name}))
+    (tmp_path / "notes.txt").write_text("not a run")
+    assert [r["name"] for r in common.load_runs(tmp_path)] == ["a", "b", "c"]
+
+
+def test_run_jobs_writes_each_result_and_a_progress_line(tmp_path, capsys):
+    jobs = [(("x", 1),), (("x", 2),)]  # dict(job) is the work: picklable, no objective to run
+    common.run_jobs(jobs, dict, lambda j: tmp_path / f"{j[0][1]}.json", 1, lambda j, r: f"x = {r['x']}")
+    assert [r["x"] for r in common.load_runs(tmp_path)] == [1, 2]
+    out = capsys.readouterr().out
+    assert "[1/2] x = " in out and "[2/2] x = " in out

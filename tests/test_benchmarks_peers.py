@@ -1,0 +1,30 @@
+"""benchmarks/peers.py: budgets and the report over every run file."""
+
+import json
+
+import peers
+
+
+def _write(directory, algorithm, fname, dim, budget, error, wall=1.0, seed=0):
+    runs = directory / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    run = {"algorithm": algorithm, "function": fname, "dim": dim, "budget": budget, "seed": seed, "error": error, "wall_seconds": wall}
+    (runs / f"{algorithm}__{fname}__{dim}__b{budget}__s{seed}.json").write_text(json.dumps(run))
+
+
+def test_budget_is_the_papers_unless_a_factor_is_given():
+    assert peers._budget(100, None) == 1_000_000 and peers._budget(500, None) == 2_500_000
+    assert peers._budget(100, 1000) == 100_000
+
+
+def test_report_has_one_table_per_dimension_and_budget(tmp_path):
+    _write(tmp_path, "umdac", "F10", 100, 100_000, 2.0, wall=12.0)
+    _write(tmp_path, "edamcc", "F10", 100, 100_000, 1e-13)
+    _write(tmp_path, "edamcc", "F2", 100, 100_000, 3.0)
+    _write(tmp_path, "edamcc", "F1", 500, 500_000, 4.0)
+    text = peers.report(tmp_path)
+    assert text.count("\n100D, 100000 evaluations, 1 run(s)") == 1 and text.count("\n500D, 500000 evaluations") == 1
+    assert "| function | edamcc | umdac |" in text  # in ALGORITHMS order, not file order
+    assert "| F2 | 3.00e+00 (1.0) | – |" in text
+    assert "| F10 | 0.00e+00 (1.0) | 2.00e+00 (12) |" in text  # below 1e-12 is 0; long runs in whole seconds
+    assert text.index("| F2 |") < text.index("| F10 |")
