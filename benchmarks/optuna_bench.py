@@ -22,7 +22,7 @@ import optuna
 
 from common import RESULTS
 from edamcc.adapters.optuna_sampler import EDAMCCSampler
-from edamcc.functions import get_function
+from edamcc.benchmark_functions import get_function
 
 warnings.simplefilter("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)

@@ -22,7 +22,7 @@ import numpy as np
 
 from common import FUNCTIONS, RESULTS, ZERO, load_runs, paper_budget, run_jobs, write_report
 from edamcc import minimize
-from edamcc.functions import get_function
+from edamcc.benchmark_functions import get_function
 
 ALGORITHMS = ["edamcc", "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma", "ng-emna", "ng-ngopt", "rpeda"]
 EXPENSIVE_AT_500 = {"eeda", "emna-global", "cma"}  # O(n^2) per sample or O(n^3) per generation

@@ -15,7 +15,7 @@ import argparse
 import numpy as np
 
 from edamcc import EDAMCCStrategy
-from edamcc.functions import get_function
+from edamcc.benchmark_functions import get_function
 
 
 def model_stds(model) -> tuple[np.ndarray, np.ndarray]:

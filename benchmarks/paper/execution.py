@@ -12,7 +12,7 @@ import numpy as np
 
 from common import load_runs, run_jobs
 from edamcc import minimize
-from edamcc.functions import cec2005_instance, get_function
+from edamcc.benchmark_functions import cec2005_instance, get_function
 
 from .registry import Job
 

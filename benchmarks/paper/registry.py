@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from common import FUNCTIONS, paper_budget
-from edamcc.functions import CEC2005_DATA_FILES, CEC2005_MAX_DIMENSION
+from edamcc.benchmark_functions import CEC2005_DATA_FILES, CEC2005_MAX_DIMENSION
 
 from . import published as paper
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from common import pyplot
 from edamcc import minimize
-from edamcc.functions import get_function
+from edamcc.benchmark_functions import get_function
 
 from . import published as paper
 
