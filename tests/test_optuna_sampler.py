@@ -397,3 +397,12 @@ def test_two_workers_build_identical_models_although_a_write_lands_late():
     np.testing.assert_array_equal(closed_a.selected, closed_b.selected)
     np.testing.assert_array_equal(model_a.mean, model_b.mean)
     np.testing.assert_array_equal(model_a.weak_std, model_b.weak_std)
+
+
+def test_three_processes_on_one_journal_build_identical_models_per_generation():
+    """The statistical check of benchmarks/optuna_workers.py (20 runs of 600 trials), once."""
+    optuna_workers = pytest.importorskip("optuna_workers")
+    run = optuna_workers.one_run(seed=7, n_trials=240, processes=3)
+    assert run["exit_codes"] == [0, 0, 0]
+    assert run["trials"] == run["complete"] == run["unique_proposals"] == 240  # nothing lost, nothing repeated
+    assert run["fingerprints_checked"] > 0 and run["fingerprints_different"] == 0
