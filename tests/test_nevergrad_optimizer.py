@@ -247,3 +247,11 @@ def _replay(variant, total):
                 opt.tell(cand, sphere(cand.value))
             held = []
     return np.array(out)
+
+
+def test_without_nevergrad_the_import_error_gives_an_install_hint_that_works_from_a_clone_and_an_index():
+    code = "import sys; sys.modules['nevergrad'] = None\nimport edamcc.adapters.nevergrad_optimizer"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert "pip install nevergrad" in proc.stderr and "pip install '.[nevergrad]'" in proc.stderr
+    assert "pip install 'edamcc[nevergrad]'" in proc.stderr

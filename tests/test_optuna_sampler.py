@@ -406,3 +406,13 @@ def test_three_processes_on_one_journal_build_identical_models_per_generation():
     assert run["exit_codes"] == [0, 0, 0]
     assert run["trials"] == run["complete"] == run["unique_proposals"] == 240  # nothing lost, nothing repeated
     assert run["fingerprints_checked"] > 0 and run["fingerprints_different"] == 0
+
+
+def test_without_optuna_the_import_error_gives_an_install_hint_that_works_from_a_clone_and_an_index():
+    import subprocess
+    import sys
+
+    code = "import sys; sys.modules['optuna'] = None\nimport edamcc.adapters.optuna_sampler"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert "pip install optuna" in proc.stderr and "pip install '.[optuna]'" in proc.stderr
