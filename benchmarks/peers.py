@@ -3,7 +3,9 @@
     python benchmarks/peers.py --dims 100 500 --runs 1                     # the paper's budgets
     python benchmarks/peers.py --dims 100 --budget-factor 1000 --runs 1    # a 10x cheaper check
 
-Algorithms: our EDA-MCC and UMDAc/EEDA/EMNA_global/MIMIC variants (the paper's settings),
+Algorithms: our EDA-MCC and UMDAc/EEDA/EMNA_global/MIMIC variants (the paper's settings), the
+self-adaptive EDA-MCC (``edamcc-adaptive``) and whatever ``minimize`` does by default
+(``edamcc-default``),
 pycma's sep-CMA-ES (``CMA_diagonal``, lambda = 4 + floor(3 ln n), sigma = a third of the range,
 start at the centre, as in the paper) and full CMA-ES (100D only: its O(n^2) update per
 sample is not affordable at 500D in this time), Nevergrad's EMNA and NGOpt, and pypop7's
@@ -24,7 +26,8 @@ from common import FUNCTIONS, RESULTS, ZERO, load_runs, paper_budget, run_jobs, 
 from edamcc import minimize
 from edamcc.benchmark_functions import get_function
 
-ALGORITHMS = ["edamcc", "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma", "ng-emna", "ng-ngopt", "rpeda"]
+ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-default", "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma",
+              "ng-emna", "ng-ngopt", "rpeda"]
 EXPENSIVE_AT_500 = {"eeda", "emna-global", "cma"}  # O(n^2) per sample or O(n^3) per generation
 
 
@@ -37,7 +40,10 @@ def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dic
     f = get_function(fname, dim)
     lo, hi = f.lower, f.upper
     t = time.perf_counter()
-    if algorithm in ("edamcc", "umdac", "eeda", "emna-global", "mimic"):
+    if algorithm in ("edamcc-adaptive", "edamcc-default"):  # the self-adaptive variant; the package's defaults
+        options = {"variant": "edamcc-adaptive"} if algorithm == "edamcc-adaptive" else {}
+        best = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, record_pairs=False, **options).fun
+    elif algorithm in ("edamcc", "umdac", "eeda", "emna-global", "mimic"):
         m = 200 if algorithm == "edamcc" else 2000 if dim >= 500 or algorithm in ("umdac", "mimic") else 1000
         c = 100 if dim >= 500 else 20
         best = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, variant=algorithm, population_size=m, c=c,

@@ -6,7 +6,7 @@ from edamcc import VARIANTS, Variant, get_variant
 
 
 def test_every_variant_is_one_answer_to_the_three_questions():
-    assert set(VARIANTS) == {"edamcc", "edamcc-emna", "edamcc-gc", "wi-only", "sm-only", "umdac", "emna-global", "eeda", "mimic"}
+    assert set(VARIANTS) == {"edamcc", "edamcc-adaptive", "edamcc-emna", "edamcc-gc", "wi-only", "sm-only", "umdac", "emna-global", "eeda", "mimic"}
     assert get_variant("edamcc") == Variant("edamcc", VARIANTS["edamcc"].description, True, "random", "eeda")
     assert (get_variant("umdac").identify_weak, get_variant("umdac").grouping) == (False, "none")
     assert get_variant("mimic").chain and get_variant("emna-global").block_scaling == "emna"

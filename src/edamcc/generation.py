@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .adaptation import Adaptation
 from .models import fit_chain, fit_factorized, fit_univariate
 from .settings import Resolved
 from .structure_learning import (
@@ -136,12 +137,18 @@ class ClosedGeneration:
         selected: the selected rows, best first (``(m', n)``), or None: fewer than two finite
             values, so the model stays as it was.
         fitted: the fitted model with WI's and SM's decisions, or None with ``selected``.
+        adaptation: the self-adaptive variant's state after this generation (else None).
+        model: the model the next generation samples from (None: keep the current one). For
+            the paper's variants the fitted model itself; for the self-adaptive one, the fit
+            (or the previous fit) with its variance scaled and its mean shift.
     """
 
     elite_x: NDArray[np.float64] | None
     elite_f: float
     selected: NDArray[np.float64] | None
     fitted: FittedGeneration | None
+    adaptation: Adaptation | None = None
+    model: Any = None
 
 
 def close_generation(
@@ -153,11 +160,15 @@ def close_generation(
     rng: np.random.Generator,
     *,
     pair_counts: NDArray[np.integer] | None = None,
+    adaptation: Adaptation | None = None,
+    fit_before: Any = None,
 ) -> ClosedGeneration:
     """Close a generation: pool, elite, selection and model (Fig. 6, steps 1-3).
 
     ``rows`` (``(k, n)``) and ``values`` (``(k,)``) are the generation's block in number order;
-    ``elite_x``/``elite_f`` the elite kept from the previous generations (None at first).
+    ``elite_x``/``elite_f`` the elite kept from the previous generations (None at first). The
+    self-adaptive variant also passes its ``adaptation`` state and ``fit_before``, the
+    maximum-likelihood model the block was sampled from (the uniform model at first).
     """
     if elite_x is not None:
         pool_x = np.concatenate([elite_x[None, :], rows])
@@ -169,10 +180,15 @@ def close_generation(
         best = int(np.argmin(np.where(finite, pool_f, np.inf)))  # the earliest of tied values
         elite_x, elite_f = pool_x[best].copy(), float(pool_f[best])
     order = truncation_selection(pool_x, pool_f, rules.n_selected)
-    if order is None:
-        return ClosedGeneration(elite_x, elite_f, None, None)
-    selected = pool_x[order]
-    fitted = fit_generation(
-        selected, rules.variant, theta=rules.theta, c=rules.c, m_corr=rules.m_corr, rng=rng, pair_counts=pair_counts
-    )
-    return ClosedGeneration(elite_x, elite_f, selected, fitted)
+    selected = fitted = None
+    if order is not None:
+        selected = pool_x[order]
+        fitted = fit_generation(
+            selected, rules.variant, theta=rules.theta, c=rules.c, m_corr=rules.m_corr, rng=rng, pair_counts=pair_counts
+        )
+    if adaptation is None:
+        return ClosedGeneration(elite_x, elite_f, selected, fitted, None, None if fitted is None else fitted.model)
+    adapted = adaptation.update(rows, values, fit_before, None if fitted is None else fitted.model.mean)
+    base = fit_before if fitted is None else fitted.model
+    model = None if base is None or not hasattr(base, "scaled") else adapted.sampling_model(base)
+    return ClosedGeneration(elite_x, elite_f, selected, fitted, adapted, model)

@@ -37,6 +37,7 @@ class Ledger:
         self._state = np.empty(0, dtype=np.int8)
         self._order: NDArray[np.intp] | None = None  # sorted view of the rows' bytes, built lazily
         self._sorted: NDArray[np.void] | None = None
+        self._orphans = np.empty((0, self._n))  # in flight when a restart retired their generation
 
     # ------------------------------------------------------------------ counts
     @property
@@ -51,8 +52,8 @@ class Ledger:
 
     @property
     def n_out(self) -> int:
-        """Rows handed out and not told yet (in flight)."""
-        return int(np.count_nonzero(self._state == OUT))
+        """Rows handed out and not told yet (in flight), orphans included."""
+        return int(np.count_nonzero(self._state == OUT)) + int(self._orphans.shape[0])
 
     def free_slots(self) -> int:
         """Rows the open generation still lacks (extras may already fill part of it)."""
@@ -100,8 +101,47 @@ class Ledger:
         return self._x[new].copy()
 
     def pending(self) -> NDArray[np.float64]:
-        """Rows handed out and not told yet, in number order (a fresh array)."""
-        return self._x[self._state == OUT].copy()
+        """Rows handed out and not told yet, in number order, then any orphans (a fresh array)."""
+        return np.concatenate([self._x[self._state == OUT], self._orphans])
+
+    @property
+    def n_orphans(self) -> int:
+        """Rows in flight when a restart retired their generation: still accepted by tell."""
+        return int(self._orphans.shape[0])
+
+    def restart(self, population_size: int) -> None:
+        """Start afresh with generation 0 of ``population_size`` rows (a restart). Rows in flight
+        become orphans: their values are still accepted, and join no generation."""
+        self._orphans = np.concatenate([self._orphans, self._x[self._state == OUT]])
+        self._M = int(population_size)
+        self.generation = 0
+        self._x = np.empty((0, self._n))
+        self._f = np.empty(0)
+        self._state = np.empty(0, dtype=np.int8)
+        self._order = self._sorted = None
+
+    def split_orphans(self, rows: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """Which of ``rows`` are orphans (and not rows of the current generations)."""
+        mask = np.zeros(rows.shape[0], dtype=bool)
+        if self._orphans.shape[0] == 0:
+            return mask
+        absent = self.locate(rows) < 0
+        keys = _row_keys(self._orphans)
+        mask[absent] = np.isin(_row_keys(rows[absent]), keys)
+        told, counts = np.unique(_row_keys(rows[mask]), return_counts=True)
+        have = np.array([np.count_nonzero(keys == k) for k in told], dtype=int)
+        if np.any(counts > have):
+            raise ValueError("x: a row in flight before a restart was already told earlier in this call (a row is told once)")
+        return mask
+
+    def drop_orphans(self, rows: NDArray[np.float64]) -> None:
+        """Forget told orphans (one orphan per row, even if several are identical)."""
+        keys = list(_row_keys(self._orphans))
+        keep = np.ones(len(keys), dtype=bool)
+        for key in _row_keys(rows):  # rare: only rows in flight across a restart get here
+            hit = next(i for i, k in enumerate(keys) if keep[i] and k == key)
+            keep[hit] = False
+        self._orphans = self._orphans[keep]
 
     def locate(self, rows: NDArray[np.float64]) -> NDArray[np.intp]:
         """Position of each of ``rows`` among the kept rows, or -1, for a tell.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,6 +23,32 @@ from numpy.typing import NDArray
 from .structure_learning import Partition
 
 BLOCK_SCALINGS = ("eeda", "emna")
+
+
+@dataclass(frozen=True)
+class ShiftedModel:
+    """AMaLGaM's anticipated mean shift: the first ``floor(fraction * k)`` of every ``k`` samples
+    of ``model`` are moved by ``shift`` (Bosman, Grahl, Thierens, PPSN 2008)."""
+
+    model: Any
+    shift: NDArray[np.float64]
+    fraction: float
+
+    @property
+    def mean(self) -> NDArray[np.float64]:
+        return self.model.mean
+
+    @property
+    def max_std(self) -> float:
+        return float(self.model.max_std)
+
+    def stds(self) -> NDArray[np.float64]:
+        return self.model.stds()
+
+    def sample(self, rng: np.random.Generator, k: int) -> NDArray[np.float64]:
+        x = self.model.sample(rng, k)
+        x[: int(np.floor(self.fraction * k))] += self.shift
+        return x
 
 
 @dataclass(frozen=True)
@@ -34,6 +61,13 @@ class UniformModel:
     @property
     def max_std(self) -> float:
         return float(np.max(self.upper - self.lower)) / np.sqrt(12.0)
+
+    @property
+    def mean(self) -> NDArray[np.float64]:
+        return (self.lower + self.upper) / 2.0
+
+    def stds(self) -> NDArray[np.float64]:
+        return (self.upper - self.lower) / np.sqrt(12.0)
 
     def sample(self, rng: np.random.Generator, k: int) -> NDArray[np.float64]:
         return rng.uniform(self.lower, self.upper, size=(k, self.lower.size))
@@ -71,6 +105,20 @@ class FactorizedGaussian:
         for b in self.blocks:
             stds.append(np.sqrt(np.einsum("gij,gij->gj", b.factor, b.factor)).ravel())
         return float(max((s.max() for s in stds if s.size), default=0.0))
+
+    def stds(self) -> NDArray[np.float64]:
+        """Each variable's marginal standard deviation, shape ``(n,)``."""
+        out = np.zeros(self.mean.size)
+        out[self.weak] = self.weak_std
+        for b in self.blocks:
+            out[b.index.ravel()] = np.sqrt(np.einsum("gij,gij->gj", b.factor, b.factor)).ravel()
+        return out
+
+    def scaled(self, multiplier: float) -> FactorizedGaussian:
+        """The same model with every covariance times ``multiplier`` (AMaLGaM's c_mult)."""
+        root = float(np.sqrt(multiplier))
+        blocks = tuple(GaussianBlocks(b.index, b.factor * root) for b in self.blocks)
+        return FactorizedGaussian(self.mean, self.weak, self.weak_std * root, blocks)
 
     def sample(self, rng: np.random.Generator, k: int) -> NDArray[np.float64]:
         """Draw ``k`` rows: each g_i and h_k independently (Fig. 6, step 4)."""
@@ -142,6 +190,19 @@ class GaussianChain:
     @property
     def max_std(self) -> float:
         return float(self.cond_std.max(initial=0.0))
+
+    def stds(self) -> NDArray[np.float64]:
+        """Each variable's marginal standard deviation along the chain, shape ``(n,)``."""
+        var = np.empty(self.mean.size)
+        prev = 0.0
+        for t in range(self.mean.size):  # Var(x_t) = coef_t^2 Var(x_{t-1}) + cond_std_t^2
+            prev = self.coef[t] ** 2 * prev + self.cond_std[t] ** 2
+            var[self.order[t]] = prev
+        return np.sqrt(var)
+
+    def scaled(self, multiplier: float) -> GaussianChain:
+        """The same chain with every covariance times ``multiplier``."""
+        return GaussianChain(self.mean, self.order, self.coef, self.cond_std * float(np.sqrt(multiplier)))
 
     def sample(self, rng: np.random.Generator, k: int) -> NDArray[np.float64]:
         n = self.mean.size

@@ -21,6 +21,7 @@ import numpy as np
 
 from .bounds import REPAIR_METHODS
 from .variants import Variant, get_variant
+from .wi_threshold import resolve_theta
 
 # Section IV-A, "Common Parameter Settings": M is one of 200, 500, 1000, 2000, tau = 0.5.
 PAPER_POPULATION_SIZE = 200
@@ -44,16 +45,21 @@ def is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def default_population_size(dimension: int, budget: int | None = None) -> int:
+def default_population_size(dimension: int, budget: int | None = None, *, adaptive: bool = False) -> int:
     """M when the user gives none: the one population rule of the package.
 
-    * With a budget: ``clip(budget // 30, 10, 200)``, so that at least about 30 generations
-      run; the paper's M = 200 (Section IV-A) from 6,000 evaluations on, which covers its
-      budget of 10,000 n.
-    * Without one (an Optuna study, an open-ended ask/tell loop): ``clip(10 + 4 sqrt(n), 20,
-      200)``, 50 at n = 100 and 99 at n = 500, since such runs usually have far fewer than
+    * The self-adaptive variant (``adaptive=True``) starts small and doubles at each restart
+      (IPOP): ``max(10, 2 * (4 + floor(3 ln n)))``, twice the default population of
+      CMA-ES, 34 at n = 100 and 44 at n = 500, whatever the budget.
+    * The paper's variants, with a budget: ``clip(budget // 30, 10, 200)``, so that at least
+      about 30 generations run; the paper's M = 200 (Section IV-A) from 6,000 evaluations on,
+      which covers its budget of 10,000 n.
+    * Without a budget (an Optuna study, an open-ended ask/tell loop): ``clip(10 + 4 sqrt(n),
+      20, 200)``, 50 at n = 100 and 99 at n = 500, since such runs usually have far fewer than
       10,000 n evaluations and more generations of a smaller population use them better.
     """
+    if adaptive:
+        return max(MIN_DEFAULT_POPULATION, 2 * (4 + int(np.floor(3 * np.log(max(dimension, 1))))))
     if budget is None:
         return int(np.clip(10 + 4 * np.sqrt(dimension), 20, PAPER_POPULATION_SIZE))
     return int(np.clip(budget // MIN_GENERATIONS, MIN_DEFAULT_POPULATION, PAPER_POPULATION_SIZE))
@@ -101,7 +107,9 @@ class Settings:
         selection_ratio: tau in (0, 1]; m = floor(tau * M) rows are selected (paper 0.5).
         m_corr: rows drawn from the m selected for WI's correlations, 2 <= m_corr <= m
             (Fig. 6, step 2). None: ``min(100, m)`` (paper 100).
-        theta: WI's threshold in [0, 1] (Eq. (3); paper 0.3).
+        theta: WI's threshold in [0, 1] (Eq. (3); paper 0.3), or ``"auto"`` for the threshold
+            calibrated to the correlations' noise (:mod:`edamcc.wi_threshold`). None: 0.3 for
+            the paper's variants, ``"auto"`` for ``edamcc-adaptive``.
         c: subspace capacity, the largest SM group (Fig. 4); at least 1, or 2 for the
             greedy-clustering variant (Fig. 11). Paper: 20 at 50/100D, 100 at 500D.
         variant: one of :data:`edamcc.VARIANTS` or a :class:`~edamcc.Variant`.
@@ -111,7 +119,7 @@ class Settings:
     population_size: int | None = None
     selection_ratio: float = DEFAULT_SELECTION_RATIO
     m_corr: int | None = None
-    theta: float = DEFAULT_THETA
+    theta: float | str | None = None
     c: int = DEFAULT_C
     variant: Variant = field(default_factory=lambda: get_variant("edamcc"))
     repair: str = "clip"
@@ -130,9 +138,12 @@ class Settings:
             if not is_int(self.m_corr) or self.m_corr < 2:
                 raise ValueError(f"m_corr: expected an integer >= 2 (and <= m = floor(tau * M)) or None; got {self.m_corr!r}")
             object.__setattr__(self, "m_corr", int(self.m_corr))
-        if not is_real(self.theta) or not 0.0 <= self.theta <= 1.0:
-            raise ValueError(f"theta: expected a number in [0, 1]; got {self.theta!r}")
-        object.__setattr__(self, "theta", float(self.theta))
+        if self.theta is None:
+            object.__setattr__(self, "theta", "auto" if variant.adaptive else DEFAULT_THETA)
+        elif self.theta != "auto":
+            if not is_real(self.theta) or not 0.0 <= self.theta <= 1.0:
+                raise ValueError(f"theta: expected a number in [0, 1] or 'auto'; got {self.theta!r}")
+            object.__setattr__(self, "theta", float(self.theta))
         min_c = 2 if variant.grouping == "greedy" else 1
         if not is_int(self.c) or self.c < min_c:
             raise ValueError(f"c: expected an integer >= {min_c} for variant {variant.name!r}; got {self.c!r}")
@@ -166,9 +177,16 @@ class Settings:
 
     def resolve(self, dimension: int, budget: int | None = None) -> Resolved:
         """The concrete sizes for a problem of ``dimension`` variables and ``budget`` evaluations."""
-        big_m = self.population_size if self.population_size is not None else default_population_size(dimension, budget)
+        big_m = self.population_size
+        if big_m is None:
+            big_m = default_population_size(dimension, budget, adaptive=self.variant.adaptive)
         m, m_corr = self.sizes(big_m)
-        return Resolved(self, big_m, m, m_corr)
+        return Resolved(self, dimension, big_m, m, m_corr, resolve_theta(self.theta, dimension, m_corr))
+
+    def resolve_population(self, dimension: int, population_size: int) -> Resolved:
+        """As :meth:`resolve`, for a population given by a restart rule."""
+        m, m_corr = self.sizes(population_size)
+        return Resolved(self, dimension, population_size, m, m_corr, resolve_theta(self.theta, dimension, m_corr))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the variant by name."""
@@ -177,16 +195,14 @@ class Settings:
 
 @dataclass(frozen=True)
 class Resolved:
-    """Settings with the sizes fixed for one problem: M, m = floor(tau * M) and m_corr."""
+    """Settings fixed for one problem: M, m = floor(tau * M), m_corr and WI's threshold."""
 
     settings: Settings
+    dimension: int
     population_size: int
     n_selected: int
     m_corr: int
-
-    @property
-    def theta(self) -> float:
-        return self.settings.theta
+    theta: float  # a number, also for theta="auto"
 
     @property
     def c(self) -> int:

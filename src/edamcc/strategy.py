@@ -21,11 +21,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .adaptation import Adaptation
 from .bounds import parse_bounds, repair
 from .generation import ClosedGeneration, close_generation
 from .ledger import Ledger
 from .models import UniformModel
 from .settings import Settings, check_budget, check_seed, check_target, is_int
+from .restarts import next_population_size, restart_reason
 from .stopping import no_progress_window, stop_reason
 from .structure_record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord
 from .variants import Variant
@@ -107,7 +109,12 @@ class EDAMCCStrategy:
         )
         self._rng = np.random.default_rng(seed)
         self._ledger = Ledger(n, self._rules.population_size)
-        self._model: Any = UniformModel(self._lower, self._upper)
+        self._model: Any = UniformModel(self._lower, self._upper)  # what the open generation samples
+        self._fit: Any = self._model  # the maximum-likelihood model behind it
+        self._adaptation = Adaptation() if variant.adaptive else None
+        self._restarts: list[dict[str, Any]] = []
+        self._generations_before = 0  # generations closed in the runs before the last restart
+        self._run_start = 0  # index of this run's first closed generation in the histories
         self._elite_x: NDArray[np.float64] | None = None  # the elite kept by the closed generations
         self._elite_f = np.inf
         self._best_x: NDArray[np.float64] | None = None  # the best of everything told
@@ -166,8 +173,18 @@ class EDAMCCStrategy:
 
     @property
     def generation(self) -> int:
-        """Index of the current (open) generation; 0 is the uniform one."""
-        return self._ledger.generation
+        """Index of the current (open) generation, counted over restarts; 0 is the uniform one."""
+        return self._generations_before + self._ledger.generation
+
+    @property
+    def restarts(self) -> list[dict[str, Any]]:
+        """The restarts so far (self-adaptive variant): generation, evaluations, reason, new population."""
+        return [dict(r) for r in self._restarts]
+
+    @property
+    def multiplier(self) -> float | None:
+        """The variance multiplier of the self-adaptive variant (None for the paper's variants)."""
+        return None if self._adaptation is None else self._adaptation.multiplier
 
     @property
     def evaluations(self) -> int:
@@ -274,8 +291,11 @@ class EDAMCCStrategy:
         xa, fa = self._as_batch(x, f)
         if xa.shape[0] == 0:
             return
-        idx = self._ledger.check_tell(xa)
-        self._ledger.record(idx, fa)
+        orphan = self._ledger.split_orphans(xa)  # in flight across a restart: counted, not used
+        idx = self._ledger.check_tell(xa[~orphan])
+        self._ledger.record(idx, fa[~orphan])
+        if orphan.any():
+            self._ledger.drop_orphans(xa[orphan])
         self._nfev += xa.shape[0]
         self._note_best(xa, fa)
         self._close_ready_generations()
@@ -302,15 +322,24 @@ class EDAMCCStrategy:
 
     @property
     def stop_reason(self) -> str | None:
-        """Why :meth:`should_stop` is true (:func:`edamcc.stopping.stop_reason`), or None."""
+        """Why :meth:`should_stop` is true (:func:`edamcc.stopping.stop_reason`), or None.
+
+        The self-adaptive variant restarts where the others stop (:mod:`edamcc.restarts`), so
+        only its budget and target end it."""
+        if self._adaptation is not None:
+            return stop_reason(evaluations=self._nfev, budget=self._budget, best_f=self._best_f, target=self._target,
+                               max_std=1.0, best_history=[], spreads=[], window=1)  # fmt: skip
+        return self._run_stop_reason()
+
+    def _run_stop_reason(self) -> str | None:
         return stop_reason(
             evaluations=self._nfev,
             budget=self._budget,
             best_f=self._best_f,
             target=self._target,
             max_std=self._model.max_std,
-            best_history=self._best_history,
-            spreads=self._spreads,
+            best_history=self._best_history[self._run_start :],
+            spreads=self._spreads[self._run_start :],
             window=no_progress_window(self.dimension, self.population_size),
         )
 
@@ -320,21 +349,45 @@ class EDAMCCStrategy:
             rows, values = self._ledger.pop_open()
             pairs = None if self._record is None else self._record.pair_counts
             closed = close_generation(  # steps 1-3
-                self._elite_x, self._elite_f, rows, values, self._rules, self._rng, pair_counts=pairs
-            )
+                self._elite_x, self._elite_f, rows, values, self._rules, self._rng, pair_counts=pairs,
+                adaptation=self._adaptation, fit_before=self._fit,
+            )  # fmt: skip
             self._adopt(closed)
             finite = values[np.isfinite(values)]
             self._spreads.append(float(np.ptp(finite)) if finite.size else np.nan)
+            if self._adaptation is not None:
+                self._maybe_restart()
             self._ledger.fill(self._sample(self._ledger.free_slots()))  # step 4
+
+    def _maybe_restart(self) -> None:
+        """IPOP (:mod:`edamcc.restarts`): a fresh uniform run with twice the population."""
+        stuck = self._run_stop_reason()
+        if stuck is not None and (stuck.startswith("budget") or stuck.startswith("target")):
+            return
+        reason = restart_reason(self._model, self._adaptation.multiplier, self._lower, self._upper, stuck)  # type: ignore[union-attr]
+        if reason is None:
+            return
+        big_m = next_population_size(self.population_size)
+        self._restarts.append({"generation": self.generation, "evaluations": self._nfev, "reason": reason, "population_size": big_m})
+        self._generations_before = self.generation
+        self._rules = self._rules.settings.resolve_population(self.dimension, big_m)
+        self._ledger.restart(big_m)
+        self._model = self._fit = UniformModel(self._lower, self._upper)
+        self._adaptation = Adaptation()
+        self._elite_x, self._elite_f = None, np.inf
+        self._run_start = len(self._best_history)
 
     def _adopt(self, closed: ClosedGeneration) -> None:
         """Keep the closed generation's elite, model and structure."""
         self._elite_x, self._elite_f = closed.elite_x, closed.elite_f
         self._best_history.append(self._best_f)
+        self._adaptation = closed.adaptation
+        if closed.model is not None:
+            self._model = closed.model
         fitted = closed.fitted
         if fitted is None:  # fewer than two finite values carry no spread: the model stays
             return
-        self._model = fitted.model
+        self._fit = fitted.model
         self._partition = fitted.partition
         if fitted.weak is not None:
             self._weak_mask = fitted.weak

@@ -22,6 +22,9 @@ class Variant:
             ``"single"`` (all of S in one group) or ``"none"`` (no multivariate model at all).
         block_scaling: ``"eeda"`` or ``"emna"`` for the multivariate groups.
         chain: MIMIC_c^G's chain model instead of groups.
+        adaptive: beyond the paper, its "future work": WI's threshold calibrated to the noise
+            (``theta="auto"`` by default), adaptive variance scaling with anticipated mean
+            shift (:mod:`edamcc.adaptation`) and IPOP restarts (:mod:`edamcc.restarts`).
     """
 
     name: str
@@ -30,12 +33,21 @@ class Variant:
     grouping: str
     block_scaling: str = "eeda"
     chain: bool = False
+    adaptive: bool = False
 
 
 VARIANTS: dict[str, Variant] = {
     v.name: v
     for v in (
         Variant("edamcc", "EDA-MCC: WI + random SM, UMDAc on W, EEDA on each group (Fig. 6)", True, "random"),
+        Variant(
+            "edamcc-adaptive",
+            "self-adaptive EDA-MCC: WI with theta='auto', SM, variance scaling and mean shift, IPOP restarts "
+            "(the paper's future work, Section IX; AMaLGaM, Bosman et al. 2008/2013)",
+            True,
+            "random",
+            adaptive=True,
+        ),
         Variant(
             "edamcc-emna",
             "EDA-MCC with EMNA_global groups instead of EEDA (Table VIII)",

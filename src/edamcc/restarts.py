@@ -1,0 +1,42 @@
+"""When the self-adaptive variant restarts, and with what population (IPOP).
+
+A restart begins a fresh run from the uniform box with a population twice as large (IPOP:
+Auger and Hansen, "A restart CMA evolution strategy with increasing population size", CEC
+2005), keeping the best point found, the evaluation count and the structure record. It
+happens when the current run can no longer make progress:
+
+* the model has shrunk below ``TOL_STD`` = 1e-12 of the box's widest side in every variable;
+* the variance multiplier fell below ``TOL_MULTIPLIER`` = 1e-10 (AMaLGaM's own restart
+  condition: many generations in a row without improvement);
+* the stopping criteria of :mod:`edamcc.stopping` for no progress or flat fitness hold.
+
+The budget and the target still end the whole run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+TOL_STD = 1e-12
+TOL_MULTIPLIER = 1e-10
+GROWTH = 2
+
+
+def restart_reason(model: Any, multiplier: float, lower: NDArray[np.float64], upper: NDArray[np.float64], stuck: str | None) -> str | None:
+    """Why the current run should restart, or None. ``stuck`` is the stopping criterion (no
+    progress, flat fitness, collapsed model) that holds for the current run, if any."""
+    if stuck is not None:
+        return stuck
+    if model.max_std <= TOL_STD * float(np.max(upper - lower)):
+        return f"every standard deviation is below {TOL_STD:g} of the box"
+    if multiplier < TOL_MULTIPLIER:
+        return f"the variance multiplier fell below {TOL_MULTIPLIER:g}"
+    return None
+
+
+def next_population_size(population_size: int) -> int:
+    """IPOP: the next run's population."""
+    return GROWTH * population_size

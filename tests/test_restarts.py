@@ -1,0 +1,39 @@
+"""Restarts of the self-adaptive variant (edamcc.restarts)."""
+
+import numpy as np
+
+from edamcc import EDAMCCStrategy
+from edamcc.models import FactorizedGaussian
+from edamcc.restarts import TOL_MULTIPLIER, next_population_size, restart_reason
+
+
+def test_restart_reasons():
+    lo, hi = np.zeros(2), np.ones(2)
+    wide = FactorizedGaussian(np.zeros(2), np.arange(2), np.ones(2), ())
+    tiny = FactorizedGaussian(np.zeros(2), np.arange(2), np.full(2, 1e-13), ())
+    assert restart_reason(wide, 1.0, lo, hi, None) is None
+    assert "below" in restart_reason(tiny, 1.0, lo, hi, None)
+    assert "multiplier" in restart_reason(wide, TOL_MULTIPLIER / 2, lo, hi, None)
+    assert restart_reason(wide, 1.0, lo, hi, "flat fitness: ...") == "flat fitness: ..."
+    assert next_population_size(34) == 68
+
+
+def test_a_stuck_run_restarts_with_twice_the_population_and_keeps_best_evaluations_and_record():
+    es = EDAMCCStrategy(bounds=[(-1, 1)] * 4, variant="edamcc-adaptive", population_size=10, seed=0)
+    x = es.ask()
+    es.tell(x, np.where(np.arange(10) == 3, -1.0, 0.0))  # one good point, then a flat plateau
+    extra = None
+    for _ in range(50):
+        x = es.ask()
+        if es.generation == 10:  # the tenth flat generation: the run restarts when it closes
+            extra = es.ask_extra(1)  # an evaluation still running then
+        es.tell(x, np.zeros(len(x)))
+        if es.restarts:
+            break
+    assert es.restarts and "flat fitness" in es.restarts[0]["reason"]
+    assert es.population_size == 20 and es.restarts[0]["population_size"] == 20
+    assert es.best_f == -1.0 and not es.should_stop()
+    np.testing.assert_array_equal(es.pending(), extra)
+    es.tell(extra, [5.0])  # accepted after the restart, used by no generation
+    assert es.evaluations == es.restarts[0]["evaluations"] + 1 and es.n_in_flight == 0
+    assert es.ask().shape == (20, 4)  # the new run: M uniform rows

@@ -1,0 +1,38 @@
+"""WI's threshold (edamcc.wi_threshold): the noise floor of theta = 0.3, and theta='auto'."""
+
+import numpy as np
+import pytest
+
+from edamcc.structure_learning import max_abs_correlation
+from edamcc.wi_threshold import auto_theta, chance_strong, resolve_theta, weak_probability
+
+
+def simulated_weak_fraction(n, m_corr, theta, reps=20, seed=0):
+    rng = np.random.default_rng(seed)
+    return float(np.mean([np.mean(max_abs_correlation(rng.normal(size=(m_corr, n))) <= theta) for _ in range(reps)]))
+
+
+@pytest.mark.parametrize("n", [50, 200, 600])
+def test_the_fisher_z_formula_matches_simulated_independent_variables(n):
+    for theta in (0.3, auto_theta(n, 100)):
+        assert simulated_weak_fraction(n, 100, theta) == pytest.approx(weak_probability(n, 100, theta), abs=0.04)
+
+
+def test_auto_keeps_independent_variables_weak_at_the_stated_rate_whatever_n():
+    for n in (100, 500, 1000):
+        theta = auto_theta(n, 100)
+        assert weak_probability(n, 100, theta) >= 0.95
+        assert simulated_weak_fraction(n, 100, theta, reps=5) >= 0.93
+    # the paper's fixed 0.3 does not: 80% / 32% / 10% / 0% at n = 100 / 500 / 1000 / 10000
+    assert [round(weak_probability(n, 100, 0.3), 2) for n in (100, 500, 1000, 10_000)] == [0.8, 0.32, 0.1, 0.0]
+
+
+def test_the_threshold_grows_with_n_and_falls_with_more_rows():
+    assert auto_theta(100, 100) < auto_theta(1000, 100) < auto_theta(10_000, 100)
+    assert auto_theta(1000, 400) < auto_theta(1000, 100)
+    assert auto_theta(1, 100) == 1.0 and auto_theta(10, 3) == 1.0
+
+
+def test_chance_strong_and_resolve():
+    assert chance_strong(1000, 100, 0.3) == pytest.approx(1000 * (1 - weak_probability(1000, 100, 0.3)))
+    assert resolve_theta(0.3, 100, 100) == 0.3 and resolve_theta("auto", 100, 100) == auto_theta(100, 100)
