@@ -61,6 +61,7 @@ from edamcc import (
     block_start,
     close_generation,
 )
+from edamcc.adaptation import Adaptation
 from edamcc.bounds import repair
 from edamcc.models import UniformModel
 from edamcc.settings import check_budget
@@ -132,7 +133,7 @@ class EDAMCCSampler(BaseSampler):
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
         self._lock = threading.RLock()
         self._studies: dict[tuple[int, int], _StudyCache] = {}  # (storage, study id) -> what we know
-        self._models: OrderedDict[Any, tuple[Any, ClosedGeneration | None]] = OrderedDict()
+        self._models: OrderedDict[Any, tuple[Any, ClosedGeneration | None, Any]] = OrderedDict()
 
     # ------------------------------------------------------------------ BaseSampler API
     def reseed_rng(self) -> None:
@@ -226,7 +227,8 @@ class EDAMCCSampler(BaseSampler):
             big_m = self._population_size(n)
             seed = self._study_seed(study, cache, final=True)
             for h in range(1, self._closed(cache, big_m) + 1):
-                closed = self._close(cache, space, big_m, h, seed, pair_counts=record.pair_counts)
+                before = self._entry(cache, space, big_m, h - 1, seed) if self._settings.variant.adaptive else None
+                closed = self._close(cache, space, big_m, h, seed, pair_counts=record.pair_counts, before=before)
                 if closed is not None and closed.fitted is not None and closed.fitted.weak is not None:
                     record.add(h - 1, block_start(h, big_m), ~closed.fitted.weak)
         return record
@@ -313,35 +315,50 @@ class EDAMCCSampler(BaseSampler):
         x = np.array([transform.transform({k: cache.params[t][k] for k in numeric}) for t in numbers])
         return x.reshape(len(numbers), len(numeric)), np.array([cache.values[t] for t in numbers], dtype=float)
 
-    def _close(self, cache: _StudyCache, space: tuple, big_m: int, h: int, seed: int, pair_counts: Any = None) -> ClosedGeneration:
-        """Close generation h - 1 (its block and the elite of the blocks before), as the strategy does."""
+    def _close(self, cache: _StudyCache, space: tuple, big_m: int, h: int, seed: int, pair_counts: Any = None,
+               before: tuple[Any, ClosedGeneration | None, Any] | None = None) -> ClosedGeneration:  # fmt: skip
+        """Close generation h - 1 (its block and the elite of the blocks before), as the strategy
+        does; ``before`` is generation h - 1's cache entry (needed by the self-adaptive variant)."""
         start, stop = block_start(h - 1, big_m), block_start(h, big_m)
-        before = [t for t in self._usable(cache, space[0], range(start)) if np.isfinite(cache.values[t])]
+        earlier = [t for t in self._usable(cache, space[0], range(start)) if np.isfinite(cache.values[t])]
         elite_x, elite_f = None, np.inf
-        if before:  # the elite: the best earlier trial, the lowest number among ties
-            best = min(before, key=lambda t: (cache.values[t], t))
+        if earlier:  # the elite: the best earlier trial, the lowest number among ties
+            best = min(earlier, key=lambda t: (cache.values[t], t))
             x_best, f_best = self._rows(cache, space, [best])
             elite_x, elite_f = x_best[0], float(f_best[0])
         rows, values = self._rows(cache, space, self._usable(cache, space[0], range(start, stop)))
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, h)))
         rules = self._settings.resolve(len(space[0]), self._budget)
-        return close_generation(elite_x, elite_f, rows, values, rules, rng, pair_counts=pair_counts)
+        adaptation = fit_before = None
+        if rules.variant.adaptive and before is not None:  # variance scaling replayed from the trials
+            _, closed_before, fit_before = before
+            adaptation = Adaptation() if closed_before is None else closed_before.adaptation
+        return close_generation(elite_x, elite_f, rows, values, rules, rng, pair_counts=pair_counts,
+                                adaptation=adaptation, fit_before=fit_before)  # fmt: skip
 
     def _model(self, cache: _StudyCache, space: tuple, big_m: int, generation: int, seed: int) -> tuple[Any, ClosedGeneration | None]:
         """Generation ``generation``'s model (a pure function of the finished trials and the seed, cached)."""
-        numeric, transform, signature = space
-        if generation == 0:
-            return UniformModel(transform.bounds[:, 0].copy(), transform.bounds[:, 1].copy()), None
-        key = (id(cache), signature, big_m, generation, seed)
-        if key in self._models:
-            self._models.move_to_end(key)
-            return self._models[key]
-        closed = self._close(cache, space, big_m, generation, seed)
-        if closed.fitted is None:  # fewer than two finite values: the model stays as it was
-            entry = (self._model(cache, space, big_m, generation - 1, seed)[0], closed)
-        else:
-            entry = (closed.fitted.model, closed)
-        self._models[key] = entry
-        while len(self._models) > _CACHE_SIZE:
-            self._models.popitem(last=False)
+        model, closed, _ = self._entry(cache, space, big_m, generation, seed)
+        return model, closed
+
+    def _entry(self, cache: _StudyCache, space: tuple, big_m: int, generation: int, seed: int) -> tuple[Any, ClosedGeneration | None, Any]:
+        """``(model, closed, fit)`` of a generation: built forward from the newest one cached."""
+        _, transform, signature = space
+        uniform = UniformModel(transform.bounds[:, 0].copy(), transform.bounds[:, 1].copy())
+        entry: tuple[Any, ClosedGeneration | None, Any] = (uniform, None, uniform)
+        start = 0
+        for g in range(generation, 0, -1):
+            key = (id(cache), signature, big_m, g, seed)
+            if key in self._models:
+                self._models.move_to_end(key)
+                entry, start = self._models[key], g
+                break
+        for g in range(start + 1, generation + 1):
+            closed = self._close(cache, space, big_m, g, seed, before=entry)
+            model = closed.model if closed.model is not None else entry[0]  # too few finite values: kept
+            fit = closed.fitted.model if closed.fitted is not None else entry[2]
+            entry = (model, closed, fit)
+            self._models[(id(cache), signature, big_m, g, seed)] = entry
+            while len(self._models) > _CACHE_SIZE:
+                self._models.popitem(last=False)
         return entry

@@ -416,3 +416,19 @@ def test_without_optuna_the_import_error_gives_an_install_hint_that_works_from_a
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode != 0
     assert "pip install optuna" in proc.stderr and "pip install '.[optuna]'" in proc.stderr
+
+
+def test_the_self_adaptive_variant_replays_its_variance_scaling_from_the_trials():
+    sampler = EDAMCCSampler(seed=2, variant="edamcc-adaptive")
+    study = run(sampler, n_trials=300)
+    g = sampler.closed_generations(study)
+    assert g >= 10
+    model, closed = sampler.closed_generation(study, g)
+    assert closed.adaptation is not None
+    other = EDAMCCSampler(seed=2, variant="edamcc-adaptive")
+    model_again, closed_again = other.closed_generation(study, g)  # rebuilt from scratch, generation by generation
+    assert closed_again.adaptation.multiplier == closed.adaptation.multiplier
+    np.testing.assert_array_equal(model_again.mean, model.mean)
+    rand = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    rand.optimize(objective, n_trials=300)
+    assert study.best_value < rand.best_value / 10
