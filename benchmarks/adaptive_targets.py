@@ -1,0 +1,83 @@
+"""The self-adaptive EDA-MCC against sep-CMA-ES and the paper's variant: the issue's targets.
+
+Runs are made by ``peers.py`` into ``results/adaptive/runs`` (one JSON file per run), e.g.
+
+    python benchmarks/peers.py --dims 100 --budget-factor 1000 --runs 5 --algorithms edamcc edamcc-adaptive sep-cma --out benchmarks/results/adaptive
+    python benchmarks/peers.py --dims 100 --budget-factor 100 --functions F1 --runs 5 --algorithms edamcc edamcc-adaptive sep-cma --out benchmarks/results/adaptive
+
+and this program reads every run file there and writes ``results/adaptive/targets.md``:
+
+    python benchmarks/adaptive_targets.py
+
+For each dimension and budget: the median error per function and algorithm, how often the
+self-adaptive variant's median is ahead of sep-CMA-ES's (errors below 1e-12 count as 0, so
+two zeros tie), and, where the paper's variant beats sep-CMA-ES, whether the self-adaptive
+one stays within 3x of it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from common import FUNCTIONS, RESULTS, ZERO, load_runs, write_report
+
+OUT = RESULTS / "adaptive"
+ORDER = ["edamcc", "edamcc-adaptive", "edamcc-default", "sep-cma"]
+
+
+def medians(runs: list[dict]) -> dict[tuple, dict[str, dict[str, float]]]:
+    """``{(dim, budget): {function: {algorithm: median error (0 below 1e-12)}}}``."""
+    cells: dict[tuple, list[float]] = defaultdict(list)
+    for r in runs:
+        cells[(r["dim"], r["budget"], r["function"], r["algorithm"])].append(r["error"])
+    out: dict[tuple, dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
+    for (dim, budget, fname, alg), errors in cells.items():
+        med = float(np.median(errors))
+        out[(dim, budget)][fname][alg] = 0.0 if med < ZERO else med
+    return out
+
+
+def compare(a: float, b: float) -> str:
+    """``a`` against ``b``: "ahead", "tie" or "behind"."""
+    if a == b:
+        return "tie"
+    return "ahead" if a < b else "behind"
+
+
+def report(out: Path = OUT) -> str:
+    runs = load_runs(out / "runs")
+    counts = {(r["dim"], r["budget"], r["function"], r["algorithm"]) for r in runs}
+    lines = ["# Self-adaptive EDA-MCC against sep-CMA-ES and the paper's variant", "",
+             "Median F(x) - F(x*) over the runs (0: below 1e-12). Regenerate: `python benchmarks/adaptive_targets.py`.", ""]  # fmt: skip
+    for (dim, budget), table in sorted(medians(runs).items()):
+        algs = [a for a in ORDER if any(a in row for row in table.values())]
+        n_runs = sorted({sum(1 for r in runs if (r["dim"], r["budget"], r["function"], r["algorithm"]) == key)
+                         for key in counts if key[:2] == (dim, budget)})  # fmt: skip
+        lines += [f"## n = {dim}, {budget} evaluations ({budget // dim} n), {'/'.join(map(str, n_runs))} run(s) per cell", "",
+                  "| function | " + " | ".join(algs) + " | adaptive vs sep-CMA-ES |", "|---|" + "---|" * (len(algs) + 1)]  # fmt: skip
+        verdicts: dict[str, int] = defaultdict(int)
+        paper_checks = []
+        for fname in sorted(table, key=FUNCTIONS.index):
+            row = table[fname]
+            verdict = compare(row["edamcc-adaptive"], row["sep-cma"]) if {"edamcc-adaptive", "sep-cma"} <= set(row) else "–"
+            verdicts[verdict] += 1
+            cells = [f"{row[a]:.2e}" if a in row else "–" for a in algs]
+            lines.append(f"| {fname} | " + " | ".join(cells) + f" | {verdict} |")
+            if {"edamcc", "edamcc-adaptive", "sep-cma"} <= set(row) and row["edamcc"] < row["sep-cma"]:
+                ratio = np.inf if row["edamcc"] == 0 and row["edamcc-adaptive"] > 0 else (
+                    1.0 if row["edamcc-adaptive"] == row["edamcc"] else row["edamcc-adaptive"] / row["edamcc"])  # fmt: skip
+                paper_checks.append(f"{fname} {ratio:.2g}x" + ("" if ratio <= 3 else " (more than 3x)"))
+        total = sum(verdicts[v] for v in ("ahead", "tie", "behind"))
+        lines += ["", f"Self-adaptive median ahead of sep-CMA-ES on {verdicts['ahead']} of {total} functions, "
+                  f"tied on {verdicts['tie']}, behind on {verdicts['behind']}."]  # fmt: skip
+        if paper_checks:
+            lines.append("Where the paper's variant beats sep-CMA-ES, the self-adaptive one against it: " + ", ".join(paper_checks) + ".")
+        lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    write_report(OUT / "targets.md", report())

@@ -1,0 +1,43 @@
+"""WI's noise floor: how often WI calls a truly independent variable weak.
+
+Independent standard normal data, m_corr = 100 rows, n variables; the fraction of variables
+whose largest |corr| to the others is at most theta, measured (mean over repetitions) and
+predicted by the Fisher z approximation (edamcc.wi_threshold), for the paper's theta = 0.3 and
+for theta = "auto":
+
+    python benchmarks/wi_noise.py            # writes results/wi_noise.md
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from common import RESULTS, write_report
+from edamcc.structure_learning import max_abs_correlation
+from edamcc.wi_threshold import auto_theta, weak_probability
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dims", nargs="+", type=int, default=[100, 500, 1000, 10_000])
+    parser.add_argument("--m-corr", type=int, default=100)
+    parser.add_argument("--reps", type=int, default=3)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    lines = [f"Independent variables called weak by WI, m_corr = {args.m_corr} rows, {args.reps} repetitions "
+             "(`python benchmarks/wi_noise.py`):", "",
+             "| n | theta = 0.3: measured | predicted | theta = auto | auto: measured | predicted |", "|---|---|---|---|---|---|"]  # fmt: skip
+    for n in args.dims:
+        auto = auto_theta(n, args.m_corr)
+        best = [max_abs_correlation(rng.standard_normal((args.m_corr, n))) for _ in range(args.reps)]
+        fixed = np.mean([np.mean(b <= 0.3) for b in best])
+        calibrated = np.mean([np.mean(b <= auto) for b in best])
+        lines.append(f"| {n} | {fixed:.1%} | {weak_probability(n, args.m_corr, 0.3):.1%} | {auto:.3f} | "
+                     f"{calibrated:.1%} | {weak_probability(n, args.m_corr, auto):.1%} |")  # fmt: skip
+    write_report(RESULTS / "wi_noise.md", "\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
