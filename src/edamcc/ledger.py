@@ -13,11 +13,33 @@ generation means.
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from .generation import block_size, block_start
 
 NEW, OUT, TOLD = 0, 1, 2  # sampled, not handed out / handed out, not told / told
+
+
+def as_batch(x: ArrayLike, f: ArrayLike, dimension: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``(k, n)`` rows and ``(k,)`` values from what a caller of ``tell`` passed.
+
+    A single point may be ``(n,)`` with a scalar value. Values must be real numbers (NaN and
+    inf allowed); strings, None, complex numbers and other objects raise ``ValueError``.
+    """
+    xa = np.asarray(x, dtype=np.float64)
+    fa = np.asarray(f)
+    if fa.dtype.kind not in "biuf":
+        raise ValueError(f"f: expected real numbers (NaN and inf allowed, they rank worst); got {f!r} of dtype {fa.dtype}")
+    fa = fa.astype(np.float64)
+    if xa.ndim == 1:
+        xa = xa.reshape(1, -1)
+    if fa.ndim == 0:
+        fa = fa.reshape(1)
+    if xa.ndim != 2 or xa.shape[1] != dimension:
+        raise ValueError(f"x: expected shape (k, {dimension}) or ({dimension},); got {np.shape(x)}")
+    if fa.shape != (xa.shape[0],):
+        raise ValueError(f"f: expected shape ({xa.shape[0]},), one value per row of x; got {np.shape(f)}")
+    return xa, fa
 
 
 def _row_keys(rows: NDArray[np.float64]) -> NDArray[np.void]:

@@ -21,6 +21,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+from numpy.typing import NDArray
+
 TOL_FUN = 0.0
 FLAT_GENERATIONS = 10
 
@@ -64,3 +67,25 @@ def stop_reason(
     if len(spreads) >= FLAT_GENERATIONS and all(s == 0.0 for s in spreads[-FLAT_GENERATIONS:]):
         return f"flat fitness: every value of each of the last {FLAT_GENERATIONS} generations was equal"
     return None
+
+
+class Progress:
+    """What the stopping criteria read, generation by generation since the last restart: the
+    best value after each closed generation, and the range of its finite values."""
+
+    def __init__(self) -> None:
+        self.best: list[float] = []
+        self.spreads: list[float] = []
+
+    def add(self, best_f: float, values: NDArray[np.float64]) -> None:
+        finite = values[np.isfinite(values)]
+        self.best.append(float(best_f))
+        self.spreads.append(float(np.ptp(finite)) if finite.size else math.nan)
+
+    def restart(self) -> None:
+        self.best, self.spreads = [], []
+
+    def reason(self, *, evaluations: int, budget: int | None, best_f: float, target: float | None, max_std: float, window: int) -> str | None:
+        """:func:`stop_reason` on this history."""
+        return stop_reason(evaluations=evaluations, budget=budget, best_f=best_f, target=target, max_std=max_std,
+                           best_history=self.best, spreads=self.spreads, window=window)  # fmt: skip

@@ -24,11 +24,11 @@ from numpy.typing import ArrayLike, NDArray
 from .adaptation import Adaptation
 from .bounds import parse_bounds, repair
 from .generation import ClosedGeneration, close_generation
-from .ledger import Ledger
+from .ledger import Ledger, as_batch
 from .models import UniformModel
 from .settings import Settings, check_budget, check_seed, check_target, is_int
 from .restarts import next_population_size, restart_reason
-from .stopping import no_progress_window, stop_reason
+from .stopping import Progress, no_progress_window
 from .structure_record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord
 from .variants import Variant
 
@@ -114,14 +114,12 @@ class EDAMCCStrategy:
         self._adaptation = Adaptation() if variant.adaptive else None
         self._restarts: list[dict[str, Any]] = []
         self._generations_before = 0  # generations closed in the runs before the last restart
-        self._run_start = 0  # index of this run's first closed generation in the histories
         self._elite_x: NDArray[np.float64] | None = None  # the elite kept by the closed generations
         self._elite_f = np.inf
         self._best_x: NDArray[np.float64] | None = None  # the best of everything told
         self._best_f = np.inf
         self._nfev = 0
-        self._best_history: list[float] = []  # best_f after each closed generation (stopping)
-        self._spreads: list[float] = []  # range of each closed generation's finite values (stopping)
+        self._progress = Progress()  # what the stopping criteria read, since the last restart
         self._weak_mask: NDArray[np.bool_] | None = None
         self._partition: list[NDArray[np.intp]] = []
         self._ledger.fill(self._model.sample(self._rng, self._ledger.free_slots()))
@@ -132,9 +130,7 @@ class EDAMCCStrategy:
         """The algorithm's parameters as given (``population_size`` None if it followed the budget)."""
         return self._rules.settings
 
-    @property
-    def dimension(self) -> int:
-        return int(self._lower.size)
+    dimension = property(lambda self: int(self._lower.size), doc="n, the number of variables.")
 
     @property
     def population_size(self) -> int:
@@ -146,21 +142,10 @@ class EDAMCCStrategy:
         """m = floor(tau * M)."""
         return self._rules.n_selected
 
-    @property
-    def m_corr(self) -> int:
-        return self._rules.m_corr
-
-    @property
-    def theta(self) -> float:
-        return self._rules.theta
-
-    @property
-    def c(self) -> int:
-        return self._rules.c
-
-    @property
-    def variant(self) -> Variant:
-        return self._rules.variant
+    m_corr = property(lambda self: self._rules.m_corr, doc="Rows for WI's correlations.")
+    theta = property(lambda self: self._rules.theta, doc="WI's threshold (a number, also for theta='auto').")
+    c = property(lambda self: self._rules.c, doc="SM's subspace capacity.")
+    variant = property(lambda self: self._rules.variant, doc="The algorithm (:class:`edamcc.Variant`).")
 
     @property
     def bounds(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -288,7 +273,7 @@ class EDAMCCStrategy:
         they never reach a mean or a covariance. The generation closes when every candidate
         has been told. A bad call raises ``ValueError`` and changes nothing.
         """
-        xa, fa = self._as_batch(x, f)
+        xa, fa = as_batch(x, f, self.dimension)
         if xa.shape[0] == 0:
             return
         orphan = self._ledger.split_orphans(xa)  # in flight across a restart: counted, not used
@@ -308,7 +293,7 @@ class EDAMCCStrategy:
         Injecting as many points as the open generation has candidates closes it: a warm start
         from the user's points.
         """
-        xa, fa = self._as_batch(x, f)
+        xa, fa = as_batch(x, f, self.dimension)
         if not np.all(np.isfinite(xa)):
             raise ValueError("x: injected points must be finite")
         self._ledger.inject(xa.copy(), fa.copy())
@@ -326,22 +311,15 @@ class EDAMCCStrategy:
 
         The self-adaptive variant restarts where the others stop (:mod:`edamcc.restarts`), so
         only its budget and target end it."""
-        if self._adaptation is not None:
-            return stop_reason(evaluations=self._nfev, budget=self._budget, best_f=self._best_f, target=self._target,
-                               max_std=1.0, best_history=[], spreads=[], window=1)  # fmt: skip
-        return self._run_stop_reason()
+        reason = self._run_stop_reason()
+        if self._adaptation is not None and reason is not None and not reason.startswith(("budget", "target")):
+            return None
+        return reason
 
     def _run_stop_reason(self) -> str | None:
-        return stop_reason(
-            evaluations=self._nfev,
-            budget=self._budget,
-            best_f=self._best_f,
-            target=self._target,
-            max_std=self._model.max_std,
-            best_history=self._best_history[self._run_start :],
-            spreads=self._spreads[self._run_start :],
-            window=no_progress_window(self.dimension, self.population_size),
-        )
+        window = no_progress_window(self.dimension, self.population_size)
+        return self._progress.reason(evaluations=self._nfev, budget=self._budget, best_f=self._best_f,
+                                     target=self._target, max_std=self._model.max_std, window=window)  # fmt: skip
 
     # ------------------------------------------------------------------ the generation (Fig. 6)
     def _close_ready_generations(self) -> None:
@@ -353,8 +331,7 @@ class EDAMCCStrategy:
                 adaptation=self._adaptation, fit_before=self._fit,
             )  # fmt: skip
             self._adopt(closed)
-            finite = values[np.isfinite(values)]
-            self._spreads.append(float(np.ptp(finite)) if finite.size else np.nan)
+            self._progress.add(self._best_f, values)
             if self._adaptation is not None:
                 self._maybe_restart()
             self._ledger.fill(self._sample(self._ledger.free_slots()))  # step 4
@@ -362,7 +339,7 @@ class EDAMCCStrategy:
     def _maybe_restart(self) -> None:
         """IPOP (:mod:`edamcc.restarts`): a fresh uniform run with twice the population."""
         stuck = self._run_stop_reason()
-        if stuck is not None and (stuck.startswith("budget") or stuck.startswith("target")):
+        if stuck is not None and stuck.startswith(("budget", "target")):
             return
         reason = restart_reason(self._model, self._adaptation.multiplier, self._lower, self._upper, stuck)  # type: ignore[union-attr]
         if reason is None:
@@ -375,12 +352,11 @@ class EDAMCCStrategy:
         self._model = self._fit = UniformModel(self._lower, self._upper)
         self._adaptation = Adaptation()
         self._elite_x, self._elite_f = None, np.inf
-        self._run_start = len(self._best_history)
+        self._progress.restart()
 
     def _adopt(self, closed: ClosedGeneration) -> None:
         """Keep the closed generation's elite, model and structure."""
         self._elite_x, self._elite_f = closed.elite_x, closed.elite_f
-        self._best_history.append(self._best_f)
         self._adaptation = closed.adaptation
         if closed.model is not None:
             self._model = closed.model
@@ -392,7 +368,7 @@ class EDAMCCStrategy:
         if fitted.weak is not None:
             self._weak_mask = fitted.weak
             if self._record is not None:
-                self._record.add(self._ledger.generation - 1, self._nfev, ~fitted.weak)
+                self._record.add(self.generation - 1, self._nfev, ~fitted.weak)
         else:  # no WI: univariate variables count as weak, grouped or chained ones as strong
             weak = np.full(self.dimension, not self.variant.chain)
             for stack in fitted.partition:
@@ -405,20 +381,6 @@ class EDAMCCStrategy:
         return x
 
     # ------------------------------------------------------------------ internals
-    def _as_batch(self, x: ArrayLike, f: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """``(k, n)`` rows and ``(k,)`` values from what the caller passed (copies as needed)."""
-        xa = np.asarray(x, dtype=np.float64)
-        fa = _as_values(f)
-        if xa.ndim == 1:
-            xa = xa.reshape(1, -1)
-        if fa.ndim == 0:
-            fa = fa.reshape(1)
-        if xa.ndim != 2 or xa.shape[1] != self.dimension:
-            raise ValueError(f"x: expected shape (k, {self.dimension}) or ({self.dimension},); got {np.shape(x)}")
-        if fa.shape != (xa.shape[0],):
-            raise ValueError(f"f: expected shape ({xa.shape[0]},), one value per row of x; got {np.shape(f)}")
-        return xa, fa
-
     def _note_best(self, x: NDArray[np.float64], f: NDArray[np.float64]) -> None:
         finite = np.isfinite(f)
         if finite.any():
@@ -434,13 +396,3 @@ class EDAMCCStrategy:
             f"m_corr={self.m_corr}, theta={self.theta}, c={self.c}, generation={self.generation}, "
             f"evaluations={self._nfev}, best_f={self._best_f:.6g})"
         )
-
-
-def _as_values(f: ArrayLike) -> NDArray[np.float64]:
-    """Objective values as float64; strings, None, complex and other non-numbers raise ``ValueError``."""
-    arr = np.asarray(f)
-    if arr.dtype.kind not in "biuf":
-        raise ValueError(
-            f"f: expected real numbers (NaN and inf allowed, they rank worst); got {f!r} of dtype {arr.dtype}"
-        )
-    return arr.astype(np.float64)
