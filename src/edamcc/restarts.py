@@ -7,10 +7,13 @@ happens when the current run can no longer make progress:
 
 * the model has shrunk below ``TOL_STD`` = 1e-12 of the box's widest side in every variable;
 * the variance multiplier fell below ``TOL_MULTIPLIER`` = 1e-10 (AMaLGaM's own restart
-  condition: many generations in a row without improvement);
-* the stopping criteria of :mod:`edamcc.stopping` for no progress or flat fitness hold.
+  condition: it shrinks by 0.9 per generation only after 25 + n generations in a row
+  without improvement, so about 25 + n + 219 generations on a plateau).
 
-The budget and the target still end the whole run.
+Flat fitness is not a reason: samples clipped to the box make equal values early on (on
+max|x_i| every sample with a coordinate on a bound scores the bound), and restarting then only
+throws the run away. The budget and the target end the whole run; after ``MAX_RESTARTS`` = 9
+restarts (a population 512 times the first) a stuck run stops.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+MAX_RESTARTS = 9
 TOL_STD = 1e-12
 TOL_MULTIPLIER = 1e-10
 GROWTH = 2

@@ -27,7 +27,7 @@ from .generation import ClosedGeneration, close_generation
 from .ledger import Ledger, as_batch
 from .models import UniformModel
 from .settings import Settings, check_budget, check_seed, check_target, is_int
-from .restarts import next_population_size, restart_reason
+from .restarts import MAX_RESTARTS, next_population_size, restart_reason
 from .stopping import Progress, no_progress_window
 from .structure_record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord
 from .variants import Variant
@@ -114,6 +114,7 @@ class EDAMCCStrategy:
         self._adaptation = Adaptation() if variant.adaptive else None
         self._restarts: list[dict[str, Any]] = []
         self._generations_before = 0  # generations closed in the runs before the last restart
+        self._stuck: str | None = None  # why the self-adaptive variant stops: restarts exhausted
         self._elite_x: NDArray[np.float64] | None = None  # the elite kept by the closed generations
         self._elite_f = np.inf
         self._best_x: NDArray[np.float64] | None = None  # the best of everything told
@@ -313,7 +314,7 @@ class EDAMCCStrategy:
         only its budget and target end it."""
         reason = self._run_stop_reason()
         if self._adaptation is not None and reason is not None and not reason.startswith(("budget", "target")):
-            return None
+            return self._stuck  # a stuck run restarts instead, up to MAX_RESTARTS times
         return reason
 
     def _run_stop_reason(self) -> str | None:
@@ -338,11 +339,10 @@ class EDAMCCStrategy:
 
     def _maybe_restart(self) -> None:
         """IPOP (:mod:`edamcc.restarts`): a fresh uniform run with twice the population."""
-        stuck = self._run_stop_reason()
-        if stuck is not None and stuck.startswith(("budget", "target")):
-            return
-        reason = restart_reason(self._model, self._adaptation.multiplier, self._lower, self._upper, stuck)  # type: ignore[union-attr]
-        if reason is None:
+        collapsed = self._model.max_std == 0.0
+        reason = restart_reason(self._model, self._adaptation.multiplier, self._lower, self._upper, None)  # type: ignore[union-attr]
+        if reason is None or len(self._restarts) >= MAX_RESTARTS:
+            self._stuck = reason if collapsed or reason is None else f"{reason}, after {MAX_RESTARTS} restarts"
             return
         big_m = next_population_size(self.population_size)
         self._restarts.append({"generation": self.generation, "evaluations": self._nfev, "reason": reason, "population_size": big_m})
