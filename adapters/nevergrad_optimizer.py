@@ -44,7 +44,7 @@ from nevergrad.optimization import base
 from nevergrad.optimization.optimizerlib import registry
 from nevergrad.parametrization import helpers
 
-from edamcc import EDAMCCStrategy, Settings, StructureRecord
+from edamcc import DEFAULT_VARIANT, EDAMCCStrategy, Settings, StructureRecord
 
 # Beyond this many standardized units a bound is a squashing transform's +-infinity.
 _FAR = 1e6
@@ -86,7 +86,7 @@ class _EDAMCC(base.Optimizer):
         m_corr: int | None = None,
         theta: float = Settings.theta,
         c: int = Settings.c,
-        variant: str = "edamcc",
+        variant: str = DEFAULT_VARIANT,
         repair: str = Settings.repair,
     ) -> None:
         super().__init__(parametrization, budget=budget, num_workers=num_workers)
@@ -172,7 +172,7 @@ class EDAMCC(base.ConfiguredOptimizer):
         m_corr: int | None = None,
         theta: float = Settings.theta,
         c: int = Settings.c,
-        variant: str = "edamcc",
+        variant: str = DEFAULT_VARIANT,
         repair: str = Settings.repair,
     ) -> None:
         super().__init__(_EDAMCC, locals())
@@ -180,7 +180,8 @@ class EDAMCC(base.ConfiguredOptimizer):
 
 #: Registered names and the variant each one runs.
 REGISTERED = {
-    "EDAMCC": "edamcc",
+    "EDAMCC": DEFAULT_VARIANT,
+    "EDAMCC-Paper": "edamcc",
     "EDAMCC-EMNA": "edamcc-emna",
     "EDAMCC-GC": "edamcc-gc",
     "EDAMCC-WIOnly": "wi-only",

@@ -53,6 +53,7 @@ from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from edamcc import (
+    DEFAULT_VARIANT,
     ClosedGeneration,
     Settings,
     StructureRecord,
@@ -117,7 +118,7 @@ class EDAMCCSampler(BaseSampler):
         m_corr: int | None = None,
         theta: float = Settings.theta,
         c: int = Settings.c,
-        variant: str = "edamcc",
+        variant: str = DEFAULT_VARIANT,
         repair: str = Settings.repair,
         budget: int | None = None,
         seed: int | None = None,

@@ -42,9 +42,11 @@ def test_registered_in_a_fresh_interpreter_after_the_documented_import():
 
 
 def test_options_mirror_the_strategy_and_bad_options_raise_at_construction():
-    opt = ng.optimizers.registry["EDAMCC"](parametrization=30, budget=3000)
+    opt = ng.optimizers.registry["EDAMCC-Paper"](parametrization=30, budget=3000)
     es = opt.strategy
     assert (es.population_size, es.theta, es.c, es.variant.name) == (100, 0.3, 20, "edamcc")
+    default = ng.optimizers.registry["EDAMCC"](parametrization=30, budget=3000).strategy
+    assert default.variant.name == "edamcc-adaptive" and default.population_size == 28  # the package's default
     custom = adapter.EDAMCC(population_size=40, theta=0.2, c=5, m_corr=10, selection_ratio=0.25, variant="umdac")
     es = custom(parametrization=30, budget=3000).strategy
     assert (es.population_size, es.theta, es.c, es.m_corr, es.n_selected, es.variant.name) == (40, 0.2, 5, 10, 10, "umdac")
@@ -100,7 +102,7 @@ def test_integer_and_categorical_work_through_the_standardized_space():
 
 
 def test_parallel_asks_beyond_the_generation_tells_in_any_order_and_nan_losses():
-    opt = ng.optimizers.registry["EDAMCC"](parametrization=ng.p.Array(shape=(4,), lower=-3, upper=3), budget=2000, num_workers=50)
+    opt = ng.optimizers.registry["EDAMCC-Paper"](parametrization=ng.p.Array(shape=(4,), lower=-3, upper=3), budget=2000, num_workers=50)
     M = opt.strategy.population_size
     cands = [opt.ask() for _ in range(M + 25)]  # more than one generation's candidates
     assert opt.strategy.generation == 0

@@ -10,7 +10,7 @@ import pytest
 from edamcc import minimize
 from edamcc.benchmark_functions import get_function
 
-PAPER = dict(population_size=200, selection_ratio=0.5, m_corr=100, theta=0.3, c=20)
+PAPER = dict(variant="edamcc", population_size=200, selection_ratio=0.5, m_corr=100, theta=0.3, c=20)
 
 
 @pytest.mark.parametrize("name", ["F1", "F3", "F5"])

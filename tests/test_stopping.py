@@ -28,7 +28,7 @@ def test_the_window_follows_pycmas_tolfun_history():
 
 
 def test_an_ask_tell_loop_on_a_constant_objective_stops():
-    es = EDAMCCStrategy(bounds=[(-1, 1)] * 5, population_size=10, seed=0)
+    es = EDAMCCStrategy(bounds=[(-1, 1)] * 5, population_size=10, seed=0, variant="edamcc")
     while not es.should_stop():
         x = es.ask()
         es.tell(x, np.full(len(x), 3.0))

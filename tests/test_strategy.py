@@ -18,6 +18,7 @@ def sphere(x):
 
 def make(n=10, **kw):
     kw.setdefault("population_size", 20)
+    kw.setdefault("variant", "edamcc")  # the paper's rules; the self-adaptive default has its own tests
     kw.setdefault("seed", 3)
     return EDAMCCStrategy(bounds=[(-5.0, 5.0)] * n, **kw)
 
@@ -32,11 +33,13 @@ def run(es, generations, fun=sphere):
 
 # ------------------------------------------------------------------ defaults and generation rules
 def test_defaults_are_the_papers_at_the_papers_budget():
-    es = EDAMCCStrategy(bounds=[(-1, 1)] * 300, budget=10_000 * 300)
+    es = EDAMCCStrategy(bounds=[(-1, 1)] * 300, budget=10_000 * 300, variant="edamcc")
     assert (es.population_size, es.n_selected, es.m_corr, es.theta, es.c) == (200, 100, 100, 0.3, 20)
     assert es.variant.name == "edamcc"
     # without a budget the population follows the dimension (the one rule of edamcc.settings)
-    assert EDAMCCStrategy(bounds=[(-1, 1)] * 300).population_size == 79
+    assert EDAMCCStrategy(bounds=[(-1, 1)] * 300, variant="edamcc").population_size == 79
+    default = EDAMCCStrategy(bounds=[(-1, 1)] * 300)  # the package's default: the self-adaptive variant
+    assert (default.variant.name, default.population_size, default.settings.theta) == ("edamcc-adaptive", 42, "auto")
 
 
 def test_first_generation_is_population_size_uniform_points_in_the_box():
@@ -351,7 +354,7 @@ def test_fewer_finite_than_m_fits_on_the_finite_ones():
 # ------------------------------------------------------------------ degenerate cases
 def test_zero_variance_variable_is_weak_and_keeps_zero_spread():
     # clipping pins variable 0 at its upper bound: its selected values are all equal
-    es = EDAMCCStrategy(bounds=[(0.0, 1.0)] * 6, population_size=40, seed=0, theta=0.3)
+    es = EDAMCCStrategy(bounds=[(0.0, 1.0)] * 6, population_size=40, seed=0, theta=0.3, variant="edamcc")
     run(es, 25, fun=lambda x: -1e6 * x[:, 0] + np.sum((x[:, 1:] - 0.5) ** 2, axis=1))
     assert es.weak_mask[0]
     pos = np.flatnonzero(es.model.weak == 0)[0]
@@ -361,7 +364,7 @@ def test_zero_variance_variable_is_weak_and_keeps_zero_spread():
 
 def test_all_equal_population_collapses_the_model_identical_rows_are_told_and_it_stops():
     # every variable pinned at the upper bound: all candidates become the same point
-    es = EDAMCCStrategy(bounds=[(0.0, 1.0)] * 4, population_size=10, seed=0)
+    es = EDAMCCStrategy(bounds=[(0.0, 1.0)] * 4, population_size=10, seed=0, variant="edamcc")
     while es.model.max_std > 0:
         x = es.ask()
         es.tell(x, -np.sum(x, axis=1))

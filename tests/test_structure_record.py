@@ -53,7 +53,7 @@ def test_pair_counts_reveal_rosenbrocks_chain():
     from edamcc.benchmark_functions import get_function
 
     f = get_function("F7", 10)
-    es = EDAMCCStrategy(bounds=f.bounds, population_size=200, seed=1, record_pairs=True)
+    es = EDAMCCStrategy(bounds=f.bounds, population_size=200, seed=1, record_pairs=True, variant="edamcc")
     while es.evaluations < 10_000 * 10:
         x = es.ask()
         es.tell(x, f(x))

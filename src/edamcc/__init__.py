@@ -10,12 +10,14 @@ each other.
 
 from .generation import ClosedGeneration, block_of, block_size, block_start, close_generation
 from .optimize import minimize
-from .settings import Resolved, Settings, default_population_size
+from .settings import DEFAULT_VARIANT, PAPER_VARIANT, Resolved, Settings, default_population_size
 from .strategy import EDAMCCStrategy
 from .structure_record import StructureRecord, aggregate
 from .variants import VARIANTS, Variant, get_variant
 
 __all__ = [
+    "DEFAULT_VARIANT",
+    "PAPER_VARIANT",
     "ClosedGeneration",
     "EDAMCCStrategy",
     "Resolved",

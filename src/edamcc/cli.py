@@ -15,7 +15,7 @@ from . import __version__
 from .benchmark_functions import cec2005_instance, get_function, list_functions
 from .optimize import minimize
 from .structure_record import StructureRecord
-from .settings import Settings
+from .settings import DEFAULT_VARIANT, Settings
 from .variants import VARIANTS, get_variant
 
 
@@ -27,6 +27,15 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
     return value
+
+
+def _theta(text: str) -> float | str:
+    if text == "auto":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1] or 'auto'; got {text!r}") from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,12 +52,13 @@ def _parser() -> argparse.ArgumentParser:
                        help="directory of the official CEC2005 data files: use them where they define the "
                             "function (F2, F8, F9, F10, F12, F13 up to 100D)")  # fmt: skip
     solve.add_argument("--budget", type=_positive_int, default=None, help="evaluations (default 10000 * dim)")
-    solve.add_argument("--variant", default="edamcc", help=f"algorithm (default edamcc; one of {', '.join(sorted(VARIANTS))})")
+    solve.add_argument("--variant", default=DEFAULT_VARIANT,
+                       help=f"algorithm (default {DEFAULT_VARIANT}; the paper's is edamcc; one of {', '.join(sorted(VARIANTS))})")  # fmt: skip
     solve.add_argument("--population-size", "-M", type=int, default=None,
                        help="M (default: 200, or fewer for a budget below 6000 evaluations)")  # fmt: skip
     solve.add_argument("--selection-ratio", type=float, default=0.5, help="tau (default 0.5)")
     solve.add_argument("--m-corr", type=int, default=None, help="m_corr (default min(100, m))")
-    solve.add_argument("--theta", type=float, default=0.3, help="WI threshold (default 0.3)")
+    solve.add_argument("--theta", type=_theta, default=None, help="WI threshold, a number or 'auto' (default: 0.3 for the paper's variants, auto for edamcc-adaptive)")
     solve.add_argument("-c", "--capacity", dest="c", type=int, default=20, help="subspace capacity c (default 20)")
     solve.add_argument("--repair", default="clip", help="out-of-box repair: clip (default), reflect or none")
     solve.add_argument("--json", metavar="FILE", help="write the result and structure summary as JSON")
@@ -115,7 +125,7 @@ def _solve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     print(f"EDA-MCC variant {variant.name!r} on {f.name} ({f.title}), n = {f.dimension}, seed = {args.seed}")
-    print(f"budget {budget} evaluations; M = {rules.population_size}, tau = {args.selection_ratio}, theta = {args.theta}, c = {args.c}")
+    print(f"budget {budget} evaluations; M = {rules.population_size}, tau = {args.selection_ratio}, theta = {rules.theta:.3g}, c = {args.c}")
     marks = iter(np.linspace(0.1, 1.0, 10) * budget)
     next_mark = [next(marks)]
     start = time.perf_counter()
@@ -155,7 +165,7 @@ def _solve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         payload = {
             "function": f.name, "dimension": f.dimension, "instance_seed": args.instance_seed, "seed": args.seed,
             "variant": variant.name, "budget": budget, "population_size": rules.population_size,
-            "selection_ratio": args.selection_ratio, "m_corr": result.strategy.m_corr, "theta": args.theta, "c": args.c,
+            "selection_ratio": args.selection_ratio, "m_corr": result.strategy.m_corr, "theta": rules.theta, "c": args.c,
             "best_f": result.fun, "error": error, "x": None if result.x is None else result.x.tolist(),
             "nfev": result.nfev, "nit": result.nit, "message": result.message, "seconds": elapsed,
             "structure": summary | ({} if result.structure is None else {

@@ -33,6 +33,10 @@ DEFAULT_SELECTION_RATIO = 0.5  # tau: "all algorithms use tau = 0.5"
 DEFAULT_M_CORR = 100  # Section IV-A, "Parameters of EDA-MCC": m_corr = 100 "through all experiments"
 DEFAULT_THETA = 0.3  # ibid.: theta = 0.3, "a popular threshold to define weakly correlated"
 DEFAULT_C = 20  # Table IV's setting at 50D/100D; the paper uses c = 100 at 500D (Table IX)
+# The package's default algorithm: the self-adaptive EDA-MCC, ahead of the paper's variant at
+# the budgets users have (README, "Self-adaptive EDA-MCC"). The paper's is variant="edamcc".
+DEFAULT_VARIANT = "edamcc-adaptive"
+PAPER_VARIANT = "edamcc"
 
 
 def is_int(value: Any) -> bool:
@@ -112,7 +116,8 @@ class Settings:
             the paper's variants, ``"auto"`` for ``edamcc-adaptive``.
         c: subspace capacity, the largest SM group (Fig. 4); at least 1, or 2 for the
             greedy-clustering variant (Fig. 11). Paper: 20 at 50/100D, 100 at 500D.
-        variant: one of :data:`edamcc.VARIANTS` or a :class:`~edamcc.Variant`.
+        variant: one of :data:`edamcc.VARIANTS` or a :class:`~edamcc.Variant`; default
+            ``"edamcc-adaptive"``, the paper's algorithm is ``"edamcc"``.
         repair: ``"clip"``, ``"reflect"`` or ``"none"`` for samples outside the box.
     """
 
@@ -121,7 +126,7 @@ class Settings:
     m_corr: int | None = None
     theta: float | str | None = None
     c: int = DEFAULT_C
-    variant: Variant = field(default_factory=lambda: get_variant("edamcc"))
+    variant: Variant = field(default_factory=lambda: get_variant(DEFAULT_VARIANT))
     repair: str = "clip"
 
     def __post_init__(self) -> None:

@@ -26,7 +26,7 @@ from .bounds import parse_bounds, repair
 from .generation import ClosedGeneration, close_generation
 from .ledger import Ledger, as_batch
 from .models import UniformModel
-from .settings import Settings, check_budget, check_seed, check_target, is_int
+from .settings import DEFAULT_VARIANT, Settings, check_budget, check_seed, check_target, is_int
 from .restarts import MAX_RESTARTS, next_population_size, restart_reason
 from .stopping import Progress, no_progress_window
 from .structure_record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord
@@ -52,8 +52,9 @@ class EDAMCCStrategy:
             pair of scalars together with ``dimension``.
         dimension: number of variables, needed only with scalar bounds.
         population_size, selection_ratio, m_corr, theta, c, variant, repair: the algorithm's
-            parameters, defaults and checks as in :class:`edamcc.Settings` (paper: M = 200,
-            tau = 0.5, m_corr = 100, theta = 0.3, c = 20, ``"edamcc"``; samples outside the box
+            parameters, defaults and checks as in :class:`edamcc.Settings` (default: the
+            self-adaptive ``"edamcc-adaptive"``; the paper's ``variant="edamcc"`` with M = 200,
+            tau = 0.5, m_corr = 100, theta = 0.3, c = 20; samples outside the box
             are clipped). ``population_size=None`` follows the budget
             (:func:`edamcc.default_population_size`).
         seed: an int, a :class:`numpy.random.SeedSequence`, a :class:`numpy.random.Generator`
@@ -79,7 +80,7 @@ class EDAMCCStrategy:
         m_corr: int | None = None,
         theta: float = Settings.theta,
         c: int = Settings.c,
-        variant: str | Variant = "edamcc",
+        variant: str | Variant = DEFAULT_VARIANT,
         repair: str = Settings.repair,
         seed: int | np.random.SeedSequence | np.random.Generator | None = None,
         budget: int | None = None,
