@@ -8,6 +8,8 @@
 * beyond the paper: pair counts, how often each pair (i, j) had |corr| > theta. Divided by
   the number of WI calls this is a dependency graph a user can read (e.g. Rosenbrock's chain).
   It costs an ``(n, n)`` uint32 array, so it is off by default above ``PAIR_COUNTS_AUTO_LIMIT``.
+* the noise floor (:func:`chance_strong`): how many variables WI calls strong by chance alone,
+  when every variable is independent, so a #strong curve can be read against it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,41 @@ import numpy as np
 from numpy.typing import NDArray
 
 PAIR_COUNTS_AUTO_LIMIT = 2000
+
+
+def chance_pair_probability(m_corr: int, theta: float) -> float:
+    """P(|r| > theta) for the sample correlation r of two independent Gaussian variables
+    over ``m_corr`` rows.
+
+    Under independence r^2 ~ Beta(1/2, (m_corr - 2) / 2) exactly, so the probability is the
+    regularized upper incomplete beta function at theta^2. Fisher's z = atanh(r), about
+    N(0, 1 / (m_corr - 3)), gives nearly the same value: 2 (1 - Phi(atanh(theta) sqrt(m_corr - 3))).
+    """
+    from scipy.special import betaincc
+
+    if isinstance(m_corr, bool) or not isinstance(m_corr, (int, np.integer)) or m_corr < 3:
+        raise ValueError(f"m_corr: expected an integer >= 3; got {m_corr!r}")
+    if not 0.0 <= theta <= 1.0:
+        raise ValueError(f"theta: expected a number in [0, 1]; got {theta!r}")
+    if theta >= 1.0:
+        return 0.0
+    return float(betaincc(0.5, (m_corr - 2) / 2.0, theta**2))
+
+
+def chance_strong(n: int, m_corr: int, theta: float) -> float:
+    """The expected number of variables, of ``n`` independent ones, that WI calls strong.
+
+    A variable is strong when its largest |corr| to the n - 1 others exceeds ``theta``
+    (Eq. (3)). With independent variables each pair exceeds it with probability p
+    (:func:`chance_pair_probability`), so a variable is strong with probability
+    1 - (1 - p)^(n - 1) and the expected count is n times that. A #strong curve near this
+    value says WI sees noise, not structure: with the paper's m_corr = 100 and theta = 0.3,
+    p = 0.0024 and about 21 of 100 independent variables are strong; with m_corr = 50, 97 of 100.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n: expected a positive integer; got {n!r}")
+    p = chance_pair_probability(m_corr, theta)
+    return float(n * -np.expm1((n - 1) * np.log1p(-p))) if p < 1.0 else float(n if n > 1 else 0)
 
 
 class StructureRecord:
