@@ -1,0 +1,7 @@
+"""``python -m edamcc``: the ``edamcc`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
