@@ -31,10 +31,10 @@ def _positive_int(text: str) -> int:
 
 
 _MAIN_EPILOG = """examples:
-  edamcc solve F8 --dim 100 --seed 1 -M 500     the paper's 100-D Shifted Rosenbrock
-  edamcc solve F5 --dim 50 --plot run.png       save a picture of the learned structure
-  edamcc functions                              the test functions F1-F13
-  edamcc solve --help                           every option of a run
+  edamcc solve F8 --dim 100 --seed 1 -M 500   the paper's 100-D Rosenbrock
+  edamcc solve F5 --dim 50 --plot run.png     a picture of the learned structure
+  edamcc functions                            the test functions F1-F13
+  edamcc solve --help                         every option of a run
 (python -m edamcc takes the same commands)"""
 
 _SOLVE_EPILOG = """examples:
