@@ -50,3 +50,14 @@ def test_every_readme_python_example_runs_twice_without_a_warning(index, tmp_pat
 
 def test_the_readme_runs_every_python_example():
     assert len(PYTHON_BLOCKS) >= 4  # the API, Nevergrad, Optuna and Optuna with several processes
+
+
+def test_the_readme_picture_exists_and_its_command_is_a_valid_edamcc_command():
+    readme = (ROOT / "README.md").read_text()
+    picture = re.search(r"!\[[^\]]*\]\((docs/[^)]+\.png)\)", readme).group(1)
+    assert (ROOT / picture).read_bytes()[:4] == b"\x89PNG"
+    command = re.search(rf"`edamcc (solve [^`]*--plot {re.escape(picture)})`", readme).group(1).split()
+    from edamcc.cli import _parser
+
+    args = _parser().parse_args(command)
+    assert args.plot == picture and args.seed is not None  # repeatable
