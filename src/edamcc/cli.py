@@ -116,8 +116,8 @@ def _solve(args: argparse.Namespace) -> int:
     # Every check before anything runs or prints, with the sub-command's usage.
     try:
         seed = check_seed(args.seed)
-    except ValueError as exc:
-        parser.error(f"--{exc}")
+    except ValueError:
+        parser.error(f"--seed: expected a non-negative integer; got {args.seed}")
     try:
         data = {} if args.cec2005_data is None else cec2005_instance(args.function, args.dim, args.cec2005_data)
         f = get_function(args.function, args.dim, seed=args.instance_seed, **data)
