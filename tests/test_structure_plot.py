@@ -54,3 +54,13 @@ def test_dependency_order_puts_each_block_together():
     for b in blocks:
         positions = np.sort(np.flatnonzero(np.isin(order, b)))
         assert positions[-1] - positions[0] == b.size - 1  # contiguous
+
+
+def test_dependency_groups_are_the_linked_sets():
+    from edamcc.structure_plot import dependency_groups
+
+    freq = np.zeros((8, 8))
+    for i, j in [(0, 5), (5, 6), (2, 3)]:
+        freq[i, j] = freq[j, i] = 0.3
+    freq[1, 4] = freq[4, 1] = 0.01  # below the threshold
+    assert [g.tolist() for g in dependency_groups(freq)] == [[0, 5, 6], [2, 3]]

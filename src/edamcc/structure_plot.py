@@ -45,6 +45,19 @@ def dependency_order(frequency: NDArray[np.float64], threshold: float = ORDER_TH
     return np.concatenate([order[connected[order]], np.flatnonzero(~connected)])
 
 
+def dependency_groups(frequency: NDArray[np.float64], threshold: float = ORDER_THRESHOLD) -> list[NDArray[np.intp]]:
+    """The groups of at least two variables linked by pairs with ``frequency >= threshold``
+    (connected components), largest first; each group's variables in increasing order."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    adjacency = np.asarray(frequency) >= threshold
+    np.fill_diagonal(adjacency, False)
+    _, labels = connected_components(csr_matrix(adjacency.astype(np.int8)), directed=False)
+    groups = [np.flatnonzero(labels == k) for k in np.unique(labels)]
+    return sorted((g for g in groups if g.size >= 2), key=lambda g: (-g.size, int(g[0])))
+
+
 def plot_structure(
     record: StructureRecord,
     *,
@@ -150,6 +163,7 @@ def _pairs_panel(fig: Any, ax: Any, record: StructureRecord, m_corr: int | None,
     freq = record.pair_frequency()
     order = dependency_order(freq)
     from matplotlib.colors import LogNorm
+    from matplotlib.patches import Rectangle
 
     shown = freq[np.ix_(order, order)]
     # the colour scale starts at what chance alone gives a pair, so noise stays near white
@@ -159,6 +173,14 @@ def _pairs_panel(fig: Any, ax: Any, record: StructureRecord, m_corr: int | None,
     top = max(float(shown.max()), 2 * floor)
     image = ax.imshow(np.clip(shown, floor, None), cmap="Blues", norm=LogNorm(vmin=floor, vmax=top), interpolation="nearest")
     ax.set_title(f"(c) pairs with {above}", fontsize=10, loc="left")
+    position = np.empty(n, dtype=np.intp)
+    position[order] = np.arange(n)
+    for group in dependency_groups(freq)[:6]:  # RCM keeps each group contiguous
+        first = int(position[group].min())
+        ax.add_patch(Rectangle((first - 0.5, first - 0.5), group.size, group.size, fill=False, edgecolor="C3", lw=1.2))
+        names = ", ".join(f"x{i}" for i in group[:6]) + (", ..." if group.size > 6 else "")
+        ax.annotate(names, (first + group.size - 0.5, first - 0.5), xytext=(4, -2), textcoords="offset points",
+                    fontsize=8, color="C3", va="top")  # fmt: skip
     ticks = np.unique(np.linspace(0, n - 1, min(n, 8)).round().astype(int))
     labels = [f"x{order[t]}" for t in ticks]
     ax.set_xticks(ticks, labels, rotation=90, fontsize=7)
@@ -168,5 +190,6 @@ def _pairs_panel(fig: Any, ax: Any, record: StructureRecord, m_corr: int | None,
     bar.set_label("fraction of generations")
     return (
         f"fraction of generations in which each pair had {above} (log scale from the rate chance alone gives a pair,\n"
-        "white), variables reordered so that dependent groups form blocks on the diagonal."
+        "white), variables reordered so that dependent groups form blocks on the diagonal (red: pairs in at least "
+        f"{ORDER_THRESHOLD:.0%} of generations)."
     )
