@@ -13,8 +13,6 @@ import pytest
 
 from edamcc.cli import main
 
-SRC = Path(__file__).resolve().parents[1] / "src"
-
 
 def test_solve_prints_progress_result_and_structure_and_writes_json_and_plot(tmp_path, capsys):
     out_json, out_png = tmp_path / "r.json", tmp_path / "r.png"
@@ -100,8 +98,10 @@ def test_a_run_without_seed_draws_prints_and_records_one_that_repeats_it(tmp_pat
 
 
 def test_python_m_edamcc_and_the_console_script_take_the_same_commands(tmp_path):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    script = shutil.which("edamcc")
+    # the same imports as this process, though the subprocess runs in another directory
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p))
+    # the console script installed next to this interpreter (a virtualenv's bin/), else on PATH
+    script = shutil.which("edamcc", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     launchers = [[sys.executable, "-m", "edamcc"], [script] if script else [sys.executable, "-c", "import sys; from edamcc.cli import main; sys.exit(main())"]]
     outputs = []
     for launcher in launchers:

@@ -36,7 +36,8 @@ def test_every_readme_python_example_runs_twice_without_a_warning(index, tmp_pat
     source = PYTHON_BLOCKS[index]
     script = tmp_path / f"readme_example_{index}.py"
     script.write_text(source)
-    env = dict(os.environ)
+    # the same imports as this process, though the subprocess runs in another directory
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p))
     if _ram_disk():
         env["TMPDIR"] = _ram_disk()
     for run in (1, 2):  # a second run in the same directory must work as the first did
