@@ -114,7 +114,7 @@ class EDAMCCSampler(BaseSampler):
         self,
         *,
         population_size: int | None = None,
-        selection_ratio: float = Settings.selection_ratio,
+        selection_ratio: float | None = None,
         m_corr: int | None = None,
         theta: float = Settings.theta,
         c: int = Settings.c,

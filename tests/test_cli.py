@@ -1,6 +1,12 @@
 """The edamcc command line."""
 
 import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -44,15 +50,115 @@ def test_variants_and_functions_are_listed(capsys):
         (["solve", "F1", "--budget", "-3"], "--budget"),
         (["solve", "F1", "--variant", "nope"], "variant"),
         (["solve", "F1", "--theta", "2"], "theta"),
+        (["solve", "F1", "--seed", "-1"], "seed: expected a non-negative integer"),
+        (["solve", "F1", "--seed", "x"], "--seed: invalid int value"),
+        (["solve", "F1", "-M", "2"], "population_size: expected an integer >= 3"),
+        (["solve", "F1", "-c", "0"], "c: expected an integer >= 1"),
+        (["solve", "F1", "--m-corr", "1"], "m_corr: expected an integer >= 2"),
+        (["solve", "F1", "-M", "20", "--m-corr", "50"], "m_corr: expected an integer in [2, m=10]"),
+        (["solve", "F1", "--selection-ratio", "0"], "selection_ratio"),
+        (["solve", "F1", "--repair", "bounce"], "repair"),
+        (["solve", "F1", "--json", "no-such-dir/r.json"], "--json: directory"),
+        (["solve", "F1", "--plot", "no-such-dir/r.png"], "--plot: directory"),
+        (["solve", "F1", "--plot", "."], "--plot: '.' is a directory"),
         (["solve", "F10", "--cec2005-data", "no-such-directory"], "--cec2005-data: directory: schwefel_206_data.txt not found"),
         (["solve", "F10", "--dim", "200", "--cec2005-data", "."], "at most 100"),
     ],
 )
-def test_clear_errors(argv, message, capsys):
+def test_clear_errors_before_anything_runs(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exc:
         main(argv)
     assert exc.value.code == 2
-    assert message in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no header: nothing ran
+    assert captured.err.startswith("usage: edamcc solve")  # the sub-command's usage
+    assert message in captured.err
+    assert sorted(os.listdir(tmp_path)) == []  # no stray files
+
+
+def _seed_in_header(text):
+    return int(re.search(r"seed = (\d+) \(drawn: repeat the run with --seed \1\)", text).group(1))
+
+
+def test_a_run_without_seed_draws_prints_and_records_one_that_repeats_it(tmp_path, capsys):
+    argv = ["solve", "F5", "--dim", "6", "--budget", "2000", "-q", "-M", "40"]
+    main([*argv, "--json", str(tmp_path / "a.json")])
+    first = capsys.readouterr().out
+    seed = _seed_in_header(first)
+    a = json.loads((tmp_path / "a.json").read_text())
+    assert a["seed"] == seed and a["seed_drawn"] is True
+    main([*argv, "--seed", str(seed), "--json", str(tmp_path / "b.json")])
+    second = capsys.readouterr().out
+    b = json.loads((tmp_path / "b.json").read_text())
+    assert b["seed"] == seed and b["seed_drawn"] is False
+    assert a["x"] == b["x"] and a["best_f"] == b["best_f"]
+    best = [line for line in first.splitlines() if line.startswith("best")]
+    assert best and best == [line for line in second.splitlines() if line.startswith("best")]
+
+
+def test_python_m_edamcc_and_the_console_script_take_the_same_commands(tmp_path):
+    # the same imports as this process, though the subprocess runs in another directory
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p))
+    # the console script installed next to this interpreter (a virtualenv's bin/), else on PATH
+    script = shutil.which("edamcc", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    launchers = [[sys.executable, "-m", "edamcc"], [script] if script else [sys.executable, "-c", "import sys; from edamcc.cli import main; sys.exit(main())"]]
+    outputs = []
+    for launcher in launchers:
+        runs = [subprocess.run([*launcher, *argv], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+                for argv in (["variants"], ["solve", "F1", "--dim", "4", "--seed", "2", "--budget", "600", "-q"], ["solve", "F1", "--seed", "-1"])]  # fmt: skip
+        assert [r.returncode for r in runs] == [0, 0, 2]
+        assert "seed: expected a non-negative integer" in runs[2].stderr and "Traceback" not in runs[2].stderr
+        best = [line for line in runs[1].stdout.splitlines() if line.startswith("best")]
+        outputs.append((runs[0].stdout, best))
+    assert outputs[0] == outputs[1] and outputs[0][1]
+
+
+def test_help_fits_one_screen_and_shows_examples(capsys):
+    for argv in (["--help"], ["solve", "--help"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 0
+        text = capsys.readouterr().out
+        assert len(text.splitlines()) <= 24 and max(map(len, text.splitlines())) <= 80
+        assert "examples:" in text and "edamcc solve F8" in text
+
+
+def test_no_generation_finished_says_so_and_writes_no_plot(tmp_path, capsys):
+    png = tmp_path / "r.png"
+    assert main(["solve", "F1", "--dim", "5", "--seed", "1", "--budget", "50", "-M", "100", "--plot", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "no plot: no generation finished within the budget" in out and "does not run WI" not in out
+    assert not png.exists()
+    assert main(["solve", "F1", "--dim", "5", "--seed", "1", "--budget", "500", "--variant", "umdac", "--plot", str(png)]) == 0
+    assert "variant 'umdac' does not run WI" in capsys.readouterr().out
+    assert not png.exists()
+
+
+def test_a_write_that_fails_after_the_run_is_reported_in_one_line_and_the_result_is_kept(tmp_path, capsys, monkeypatch):
+    import edamcc.cli
+
+    monkeypatch.setattr(edamcc.cli, "_check_output", lambda option, path, parser: None)  # the directory vanishes mid-run
+    missing = tmp_path / "gone"
+    code = main(["solve", "F1", "--dim", "4", "--seed", "1", "--budget", "800", "-q",
+                 "--json", str(missing / "r.json"), "--plot", str(missing / "r.png")])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "best F(x)" in captured.out  # printed before the files
+    errors = captured.err.strip().splitlines()
+    assert len(errors) == 2 and errors[0].startswith("edamcc solve: could not write --json")
+    assert errors[1].startswith("edamcc solve: could not write --plot") and "Traceback" not in captured.err
+
+
+def test_the_read_out_and_the_json_give_the_chance_level(tmp_path, capsys):
+    from edamcc.wi_threshold import chance_strong
+
+    out_json = tmp_path / "r.json"
+    main(["solve", "F1", "--dim", "30", "--seed", "1", "--budget", "4000", "-M", "40", "-q", "--json", str(out_json)])
+    text = capsys.readouterr().out
+    expected = chance_strong(30, 20, 0.3)
+    assert f"chance alone: about {expected:.0f} of 30 variables would be called strong at n = 30, m_corr = 20, theta = 0.3" in text
+    assert json.loads(out_json.read_text())["structure"]["chance_n_strong"] == pytest.approx(expected)
 
 
 def test_solve_uses_the_official_cec2005_files(tmp_path, capsys):

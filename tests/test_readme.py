@@ -1,7 +1,12 @@
 """The README's promises that a test can hold to."""
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -13,3 +18,47 @@ def test_ci_runs_the_readmes_test_command_verbatim():
     test_command = next(c for c in commands if "pytest" in c)
     ci_lines = (ROOT / ".ci" / "run").read_text().splitlines()
     assert test_command in ci_lines
+
+
+PYTHON_BLOCKS = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+# A warning printed through logging rather than the warnings module (Optuna, Nevergrad).
+LOGGED_WARNING = re.compile(r"warning|^\[W ", flags=re.I | re.M)
+
+
+def _ram_disk():
+    """The Optuna journal syncs every write to disk; on a RAM disk the example runs in seconds."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
+@pytest.mark.parametrize("index", range(len(PYTHON_BLOCKS)))
+def test_every_readme_python_example_runs_twice_without_a_warning(index, tmp_path):
+    source = PYTHON_BLOCKS[index]
+    script = tmp_path / f"readme_example_{index}.py"
+    script.write_text(source)
+    # the same imports as this process, though the subprocess runs in another directory
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p))
+    if _ram_disk():
+        env["TMPDIR"] = _ram_disk()
+    for run in (1, 2):  # a second run in the same directory must work as the first did
+        done = subprocess.run([sys.executable, "-W", "error", str(script)], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert done.returncode == 0, f"run {run} of README example {index}:\n{source}\n{done.stderr}"
+        assert not LOGGED_WARNING.search(done.stderr), f"run {run} of README example {index} warned:\n{done.stderr}"
+        assert done.stdout.strip(), f"README example {index} printed nothing"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [script.name]  # nothing left behind
+
+
+def test_the_readme_runs_every_python_example():
+    assert len(PYTHON_BLOCKS) >= 4  # the API, Nevergrad, Optuna and Optuna with several processes
+
+
+def test_the_readme_picture_exists_and_its_command_is_a_valid_edamcc_command():
+    readme = (ROOT / "README.md").read_text()
+    picture = re.search(r"!\[[^\]]*\]\((docs/[^)]+\.png)\)", readme).group(1)
+    assert (ROOT / picture).read_bytes()[:4] == b"\x89PNG"
+    command = re.search(rf"`edamcc (solve [^`]*--plot {re.escape(picture)})`", readme).group(1).split()
+    from edamcc.cli import _parser
+
+    args = _parser().parse_args(command)
+    assert args.plot == picture and args.seed is not None  # repeatable

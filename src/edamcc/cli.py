@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -14,8 +15,9 @@ import numpy as np
 from . import __version__
 from .benchmark_functions import cec2005_instance, get_function, list_functions
 from .optimize import minimize
+from .settings import DEFAULT_VARIANT, Settings, check_seed
 from .structure_record import StructureRecord
-from .settings import DEFAULT_VARIANT, Settings
+from .wi_threshold import chance_strong
 from .variants import VARIANTS, get_variant
 
 
@@ -29,6 +31,24 @@ def _positive_int(text: str) -> int:
     return value
 
 
+_MAIN_EPILOG = """examples:
+  edamcc solve F8 --dim 100 --seed 1          the 100-D Rosenbrock, defaults
+  edamcc solve F8 --dim 100 --variant edamcc -M 500   the paper's setting
+  edamcc solve F5 --dim 50 --plot run.png     a picture of the learned structure
+  edamcc functions                            the test functions F1-F13
+  edamcc solve --help                         every option of a run
+(python -m edamcc takes the same commands)"""
+
+_SOLVE_EPILOG = """examples:
+  edamcc solve F8 --dim 100 --seed 1 --plot f8.png --json f8.json
+  edamcc solve F2 --dim 500 --variant edamcc -M 1000 -c 100 -q   (paper, 500-D)"""
+
+
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    # one line per option, so that each help fits on one screen
+    return argparse.RawDescriptionHelpFormatter(prog, max_help_position=29, width=80)
+
+
 def _theta(text: str) -> float | str:
     if text == "auto":
         return text
@@ -39,31 +59,34 @@ def _theta(text: str) -> float | str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="edamcc", description="EDA-MCC for high-dimensional continuous optimization.")
+    parser = argparse.ArgumentParser(prog="edamcc", description="EDA-MCC for high-dimensional continuous optimization.",
+                                     epilog=_MAIN_EPILOG, formatter_class=_formatter)  # fmt: skip
     parser.add_argument("--version", action="version", version=f"edamcc {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{solve,functions,variants}")
 
-    solve = sub.add_parser("solve", help="minimize one of the paper's test functions F1-F13")
-    solve.add_argument("function", help="F1..F13 or a descriptive name (see 'edamcc functions')")
-    solve.add_argument("--dim", type=_positive_int, default=50, help="number of variables (default 50)")
-    solve.add_argument("--seed", type=int, default=None, help="seed of the optimizer (default: fresh entropy)")
-    solve.add_argument("--instance-seed", type=int, default=0, help="seed of the function's shift/rotation data (default 0)")
-    solve.add_argument("--cec2005-data", metavar="DIR", default=None,
-                       help="directory of the official CEC2005 data files: use them where they define the "
-                            "function (F2, F8, F9, F10, F12, F13 up to 100D)")  # fmt: skip
-    solve.add_argument("--budget", type=_positive_int, default=None, help="evaluations (default 10000 * dim)")
-    solve.add_argument("--variant", default=DEFAULT_VARIANT,
-                       help=f"algorithm (default {DEFAULT_VARIANT}; the paper's is edamcc; one of {', '.join(sorted(VARIANTS))})")  # fmt: skip
-    solve.add_argument("--population-size", "-M", type=int, default=None,
-                       help="M (default: 200, or fewer for a budget below 6000 evaluations)")  # fmt: skip
-    solve.add_argument("--selection-ratio", type=float, default=0.5, help="tau (default 0.5)")
-    solve.add_argument("--m-corr", type=int, default=None, help="m_corr (default min(100, m))")
-    solve.add_argument("--theta", type=_theta, default=None, help="WI threshold, a number or 'auto' (default: 0.3 for the paper's variants, auto for edamcc-adaptive)")
-    solve.add_argument("-c", "--capacity", dest="c", type=int, default=20, help="subspace capacity c (default 20)")
-    solve.add_argument("--repair", default="clip", help="out-of-box repair: clip (default), reflect or none")
-    solve.add_argument("--json", metavar="FILE", help="write the result and structure summary as JSON")
-    solve.add_argument("--plot", metavar="FILE", help="write the #strong curve and the Q matrix as a PNG (needs matplotlib)")
-    solve.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    solve = sub.add_parser(
+        "solve", help="minimize one of the paper's test functions F1-F13", epilog=_SOLVE_EPILOG, formatter_class=_formatter,
+        usage="edamcc solve FUNCTION [options]", add_help=False,
+        description="Minimize FUNCTION (F1..F13, see 'edamcc functions'); report what WI learned.",
+    )  # fmt: skip
+    solve.set_defaults(subparser=solve)
+    solve.add_argument("-h", "--help", action="help", help=argparse.SUPPRESS)
+    solve.add_argument("function", help=argparse.SUPPRESS)
+    solve.add_argument("--dim", type=_positive_int, default=50, metavar="N", help="variables (default 50)")
+    solve.add_argument("--seed", type=int, default=None, metavar="S", help="optimizer seed (default: drawn and printed)")
+    solve.add_argument("--instance-seed", type=int, default=0, metavar="S", help="seed of the shift/rotation (default 0)")
+    solve.add_argument("--cec2005-data", metavar="DIR", default=None, help="official CEC2005 data files (F2, F8-F10, F12, F13)")
+    solve.add_argument("--budget", type=_positive_int, default=None, metavar="N", help="evaluations (default 10000 * dim)")
+    solve.add_argument("--variant", default=DEFAULT_VARIANT, metavar="V", help="default edamcc-adaptive; paper: edamcc")
+    solve.add_argument("-M", "--population-size", type=int, default=None, metavar="M", help="M (default: see README)")
+    solve.add_argument("--selection-ratio", type=float, default=None, metavar="TAU", help="tau (paper 0.5; adaptive 0.35)")
+    solve.add_argument("--m-corr", type=int, default=None, metavar="K", help="rows for WI (default min(100, m))")
+    solve.add_argument("--theta", type=_theta, default=None, metavar="T", help="WI threshold or auto (paper 0.3)")
+    solve.add_argument("-c", "--capacity", dest="c", type=int, default=20, help="largest group c (default 20)")
+    solve.add_argument("--repair", default="clip", metavar="R", help="clip (default), reflect or none")
+    solve.add_argument("--json", metavar="FILE", help="write the result and structure as JSON")
+    solve.add_argument("--plot", metavar="FILE", help="write a PNG of error, #strong and dependencies")
+    solve.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
     sub.add_parser("functions", help="list the test functions")
     sub.add_parser("variants", help="list the algorithms")
@@ -85,52 +108,61 @@ def _structure_summary(record: StructureRecord | None, top: int = 5) -> dict[str
     return out
 
 
-def _plot(record: StructureRecord, title: str, path: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 7), sharex=True, gridspec_kw={"height_ratios": [1, 2]})
-    top.plot(record.evaluations, record.n_strong, lw=1)
-    top.set_ylabel("#strong")
-    top.set_title(title)
-    q = record.q_matrix()
-    ev = record.q_evaluations
-    extent = (float(ev[0]), float(ev[-1]) if ev.size > 1 else float(ev[0]) + 1.0, record.dimension - 0.5, -0.5)
-    bottom.imshow(q, aspect="auto", cmap="Greys", interpolation="nearest", extent=extent, vmin=0, vmax=max(1, int(q.max(initial=1))))
-    bottom.set_xlabel("#eval")
-    bottom.set_ylabel("variable (Q: dark = in S)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+def _check_output(option: str, path: str, parser: argparse.ArgumentParser) -> None:
+    """Fail now, before the run, if ``path`` cannot be written; creates nothing."""
+    if os.path.isdir(path):
+        parser.error(f"{option}: {path!r} is a directory")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        parser.error(f"{option}: directory {directory!r} does not exist")
+    if os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            parser.error(f"{option}: {path!r} is not writable")
+    elif not os.access(directory, os.W_OK | os.X_OK):
+        parser.error(f"{option}: directory {directory!r} is not writable")
 
 
-def _solve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+def _solve(args: argparse.Namespace) -> int:
+    parser: argparse.ArgumentParser = args.subparser
+    # Every check before anything runs or prints, with the sub-command's usage.
+    try:
+        seed = check_seed(args.seed)
+    except ValueError:
+        parser.error(f"--seed: expected a non-negative integer; got {args.seed}")
     try:
         data = {} if args.cec2005_data is None else cec2005_instance(args.function, args.dim, args.cec2005_data)
         f = get_function(args.function, args.dim, seed=args.instance_seed, **data)
         variant = get_variant(args.variant)
     except (ValueError, FileNotFoundError) as exc:
         parser.error(f"--cec2005-data: {exc}" if isinstance(exc, FileNotFoundError) else str(exc))
-    if args.plot:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            parser.error("--plot needs matplotlib: pip install 'edamcc[plot]'")
     budget = args.budget if args.budget is not None else 10_000 * args.dim
     try:
         settings = Settings(args.population_size, args.selection_ratio, args.m_corr, args.theta, args.c, variant, args.repair)
         rules = settings.resolve(args.dim, budget)
     except ValueError as exc:
         parser.error(str(exc))
-    print(f"EDA-MCC variant {variant.name!r} on {f.name} ({f.title}), n = {f.dimension}, seed = {args.seed}")
-    print(f"budget {budget} evaluations; M = {rules.population_size}, tau = {args.selection_ratio}, theta = {rules.theta:.3g}, c = {args.c}")
+    for option, path in (("--json", args.json), ("--plot", args.plot)):
+        if path:
+            _check_output(option, path, parser)
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            parser.error("--plot needs matplotlib: pip install 'edamcc[plot]'")
+    drawn = seed is None
+    if drawn:
+        seed = int(np.random.SeedSequence().entropy % 2**32)
+
+    print(f"EDA-MCC variant {variant.name!r} on {f.name} ({f.title}), n = {f.dimension}, seed = {seed}"
+          + (" (drawn: repeat the run with --seed {})".format(seed) if drawn else ""))  # fmt: skip
+    print(f"budget {budget} evaluations; M = {rules.population_size}, tau = {rules.settings.selection_ratio}, theta = {rules.theta:.3g}, c = {args.c}")
     marks = iter(np.linspace(0.1, 1.0, 10) * budget)
     next_mark = [next(marks)]
+    history: list[tuple[int, float]] = []
     start = time.perf_counter()
 
     def progress(r: Any) -> bool:
+        history.append((int(r.nfev), float(f.error(r.fun))))
         if not args.quiet and r.nfev >= next_mark[0]:
             strong = r.strategy.strong_variables
             n_strong = "-" if strong is None else f"{strong.size}/{f.dimension}"
@@ -143,45 +175,65 @@ def _solve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 next_mark[0] = next(marks, np.inf)
         return False
 
-    try:
-        result = minimize(
-            f, f.bounds, budget=budget, seed=args.seed, vectorized=True, callback=progress,
-            variant=variant, population_size=args.population_size, selection_ratio=args.selection_ratio,
-            m_corr=args.m_corr, theta=args.theta, c=args.c, repair=args.repair,
-        )  # fmt: skip
-    except ValueError as exc:
-        parser.error(str(exc))
+    result = minimize(
+        f, f.bounds, budget=budget, seed=seed, vectorized=True, callback=progress,
+        variant=variant, population_size=args.population_size, selection_ratio=args.selection_ratio,
+        m_corr=args.m_corr, theta=args.theta, c=args.c, repair=args.repair,
+    )  # fmt: skip
     elapsed = time.perf_counter() - start
     error = f.error(result.fun)
+    m_corr = result.strategy.m_corr
+    record = result.structure
     print(f"best F(x) = {result.fun:.10e}   error F(x) - F(x*) = {error:.4e}{'  (counted as 0: < 1e-12)' if error < 1e-12 else ''}")
     print(f"{result.nfev} evaluations, {result.nit} generations, {elapsed:.1f} s; stopped: {result.message}")
-    summary = _structure_summary(result.structure)
+    summary = _structure_summary(record)
     if summary:
+        summary["chance_n_strong"] = chance_strong(f.dimension, m_corr, result.strategy.theta) if m_corr >= 3 else None
         print(f"learned structure: mean #strong {summary['mean_n_strong']:.1f} / {f.dimension}, final {summary['final_n_strong']}")
+        if summary["chance_n_strong"] is not None:
+            expected = summary["chance_n_strong"]
+            print(f"  chance alone: about {expected:.{0 if expected >= 10 else 1}f} of {f.dimension} variables would be called strong "
+                  f"at n = {f.dimension}, m_corr = {m_corr}, theta = {result.strategy.theta:.3g}")  # fmt: skip
         print("  most often strong (variable: fraction of generations): " + ", ".join(f"x{i}: {p:.2f}" for i, p in summary["most_often_strong"]))
         if "strongest_pairs" in summary:
             print("  most often dependent pairs (|corr| > theta): " + ", ".join(f"(x{i}, x{j}): {p:.2f}" for i, j, p in summary["strongest_pairs"]))
+    failed = False
     if args.json:
         payload = {
-            "function": f.name, "dimension": f.dimension, "instance_seed": args.instance_seed, "seed": args.seed,
-            "variant": variant.name, "budget": budget, "population_size": rules.population_size,
-            "selection_ratio": args.selection_ratio, "m_corr": result.strategy.m_corr, "theta": rules.theta, "c": args.c,
+            "function": f.name, "dimension": f.dimension, "instance_seed": args.instance_seed, "seed": seed,
+            "seed_drawn": drawn, "variant": variant.name, "budget": budget, "population_size": rules.population_size,
+            "selection_ratio": rules.settings.selection_ratio, "m_corr": m_corr, "theta": result.strategy.theta, "c": args.c,
             "best_f": result.fun, "error": error, "x": None if result.x is None else result.x.tolist(),
             "nfev": result.nfev, "nit": result.nit, "message": result.message, "seconds": elapsed,
-            "structure": summary | ({} if result.structure is None else {
-                "evaluations": result.structure.evaluations.tolist(), "n_strong": result.structure.n_strong.tolist(),
-                "strong_frequency": result.structure.strong_frequency().tolist()}),
+            "structure": summary | ({} if record is None else {
+                "evaluations": record.evaluations.tolist(), "n_strong": record.n_strong.tolist(),
+                "strong_frequency": record.strong_frequency().tolist()}),
         }  # fmt: skip
-        with open(args.json, "w") as fh:
-            json.dump(payload, fh, indent=1)
-        print(f"wrote {args.json}")
-    if args.plot:
-        if result.structure is None or result.structure.n_strong.size == 0:
-            print(f"no plot: variant {variant.name!r} does not run WI, so there is no structure to draw")
+        try:
+            with open(args.json, "w") as fh:
+                json.dump(payload, fh, indent=1)
+        except OSError as exc:
+            print(f"edamcc solve: could not write --json {args.json}: {exc.strerror or exc}", file=sys.stderr)
+            failed = True
         else:
-            _plot(result.structure, f"{variant.name} on {f.name}, n = {f.dimension}", args.plot)
-            print(f"wrote {args.plot}")
-    return 0
+            print(f"wrote {args.json}")
+    if args.plot:
+        if not variant.identify_weak:
+            print(f"no plot: variant {variant.name!r} does not run WI, so there is no structure to draw")
+        elif record is None or record.n_strong.size == 0:
+            print("no plot: no generation finished within the budget")
+        else:
+            from .structure_plot import plot_structure
+
+            try:
+                plot_structure(record, errors=history, m_corr=m_corr, theta=result.strategy.theta, path=args.plot,
+                               title=f"{variant.name} on {f.name} ({f.title}), n = {f.dimension}, seed = {seed}")  # fmt: skip
+            except OSError as exc:
+                print(f"edamcc solve: could not write --plot {args.plot}: {exc.strerror or exc}", file=sys.stderr)
+                failed = True
+            else:
+                print(f"wrote {args.plot}")
+    return 1 if failed else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -196,7 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, v in VARIANTS.items():
             print(f"{name:12s} {v.description}")
         return 0
-    return _solve(args, parser)
+    return _solve(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -30,6 +30,7 @@ PAPER_POPULATION_SIZE = 200
 MIN_GENERATIONS = 30
 MIN_DEFAULT_POPULATION = 10
 DEFAULT_SELECTION_RATIO = 0.5  # tau: "all algorithms use tau = 0.5"
+ADAPTIVE_SELECTION_RATIO = 0.35  # AMaLGaM's tau (Bosman, Grahl, Thierens 2013), for edamcc-adaptive
 DEFAULT_M_CORR = 100  # Section IV-A, "Parameters of EDA-MCC": m_corr = 100 "through all experiments"
 DEFAULT_THETA = 0.3  # ibid.: theta = 0.3, "a popular threshold to define weakly correlated"
 DEFAULT_C = 20  # Table IV's setting at 50D/100D; the paper uses c = 100 at 500D (Table IX)
@@ -52,9 +53,10 @@ def is_real(value: Any) -> bool:
 def default_population_size(dimension: int, budget: int | None = None, *, adaptive: bool = False) -> int:
     """M when the user gives none: the one population rule of the package.
 
-    * The self-adaptive variant (``adaptive=True``) starts small and doubles at each restart
-      (IPOP): ``max(10, 2 * (4 + floor(3 ln n)))``, twice the default population of
-      CMA-ES, 34 at n = 100 and 44 at n = 500, whatever the budget.
+    * The self-adaptive variant (``adaptive=True``), which doubles it at each restart (IPOP):
+      ``max(4 + 3 ln n, min(10 sqrt(n), budget / (25 sqrt(n))))`` (at least 10): AMaLGaM's
+      10 sqrt(n) when the budget allows 25 sqrt(n) generations of it, down to CMA-ES's
+      4 + 3 ln n for small budgets; 100 at n = 100 from 25,000 evaluations on.
     * The paper's variants, with a budget: ``clip(budget // 30, 10, 200)``, so that at least
       about 30 generations run; the paper's M = 200 (Section IV-A) from 6,000 evaluations on,
       which covers its budget of 10,000 n.
@@ -63,7 +65,11 @@ def default_population_size(dimension: int, budget: int | None = None, *, adapti
       10,000 n evaluations and more generations of a smaller population use them better.
     """
     if adaptive:
-        return max(MIN_DEFAULT_POPULATION, 2 * (4 + int(np.floor(3 * np.log(max(dimension, 1))))))
+        smallest = 4 + 3 * np.log(max(dimension, 1))  # CMA-ES's default population
+        wanted = 10 * np.sqrt(dimension)  # AMaLGaM-Univariate's
+        if budget is not None:
+            wanted = min(wanted, budget / (25 * np.sqrt(dimension)))  # leave room for 25 sqrt(n) generations
+        return max(MIN_DEFAULT_POPULATION, int(max(smallest, wanted)))
     if budget is None:
         return int(np.clip(10 + 4 * np.sqrt(dimension), 20, PAPER_POPULATION_SIZE))
     return int(np.clip(budget // MIN_GENERATIONS, MIN_DEFAULT_POPULATION, PAPER_POPULATION_SIZE))
@@ -108,7 +114,8 @@ class Settings:
         population_size: M, the elite plus M - 1 new candidates per generation (Section IV-A:
             200, 500, 1000 or 2000). None: :func:`default_population_size` of the dimension
             and budget.
-        selection_ratio: tau in (0, 1]; m = floor(tau * M) rows are selected (paper 0.5).
+        selection_ratio: tau in (0, 1]; m = floor(tau * M) rows are selected. None: the
+            paper's 0.5, or AMaLGaM's 0.35 for ``edamcc-adaptive``.
         m_corr: rows drawn from the m selected for WI's correlations, 2 <= m_corr <= m
             (Fig. 6, step 2). None: ``min(100, m)`` (paper 100).
         theta: WI's threshold in [0, 1] (Eq. (3); paper 0.3), or ``"auto"`` for the threshold
@@ -122,7 +129,7 @@ class Settings:
     """
 
     population_size: int | None = None
-    selection_ratio: float = DEFAULT_SELECTION_RATIO
+    selection_ratio: float | None = None
     m_corr: int | None = None
     theta: float | str | None = None
     c: int = DEFAULT_C
@@ -136,6 +143,8 @@ class Settings:
             if not is_int(self.population_size) or self.population_size < 3:
                 raise ValueError(f"population_size: expected an integer >= 3 or None; got {self.population_size!r}")
             object.__setattr__(self, "population_size", int(self.population_size))
+        if self.selection_ratio is None:
+            object.__setattr__(self, "selection_ratio", ADAPTIVE_SELECTION_RATIO if variant.adaptive else DEFAULT_SELECTION_RATIO)
         if not is_real(self.selection_ratio) or not 0.0 < self.selection_ratio <= 1.0:
             raise ValueError(f"selection_ratio: expected a number in (0, 1]; got {self.selection_ratio!r}")
         object.__setattr__(self, "selection_ratio", float(self.selection_ratio))

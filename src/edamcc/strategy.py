@@ -76,7 +76,7 @@ class EDAMCCStrategy:
         bounds: Any,
         dimension: int | None = None,
         population_size: int | None = None,
-        selection_ratio: float = Settings.selection_ratio,
+        selection_ratio: float | None = None,
         m_corr: int | None = None,
         theta: float = Settings.theta,
         c: int = Settings.c,

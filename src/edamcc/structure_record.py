@@ -8,6 +8,8 @@
 * beyond the paper: pair counts, how often each pair (i, j) had |corr| > theta. Divided by
   the number of WI calls this is a dependency graph a user can read (e.g. Rosenbrock's chain).
   It costs an ``(n, n)`` uint32 array, so it is off by default above ``PAIR_COUNTS_AUTO_LIMIT``.
+* the noise floor (:func:`chance_strong`): how many variables WI calls strong by chance alone,
+  when every variable is independent, so a #strong curve can be read against it.
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+from scipy.special import betaincc
 from scipy.stats import norm
 
 AUTO_ALPHA = 0.05
@@ -30,22 +32,36 @@ def auto_theta(dimension: int, m_corr: int, alpha: float = AUTO_ALPHA) -> float:
 
 
 def pair_exceeds(theta: float, m_corr: int) -> float:
-    """P(|r| > theta) for one pair of independent variables (Fisher z approximation)."""
-    if m_corr <= 3:
-        return 1.0
-    if theta >= 1.0:
-        return 0.0
-    return float(2.0 * norm.sf(math.atanh(theta) * math.sqrt(m_corr - 3)))
+    """P(|r| > theta) for the sample correlation r of two independent Gaussian variables over
+    ``m_corr`` rows.
+
+    Under independence r^2 ~ Beta(1/2, (m_corr - 2) / 2) exactly, so this is the regularized
+    upper incomplete beta function at theta^2; Fisher's z gives nearly the same value,
+    2 (1 - Phi(atanh(theta) sqrt(m_corr - 3))).
+    """
+    if isinstance(m_corr, bool) or not isinstance(m_corr, (int, np.integer)) or m_corr < 3:
+        raise ValueError(f"m_corr: expected an integer >= 3; got {m_corr!r}")
+    if not 0.0 <= theta <= 1.0:
+        raise ValueError(f"theta: expected a number in [0, 1]; got {theta!r}")
+    return 0.0 if theta >= 1.0 else float(betaincc(0.5, (m_corr - 2) / 2.0, theta**2))
 
 
 def weak_probability(dimension: int, m_corr: int, theta: float) -> float:
     """P(an independent variable is called weak): all of its n - 1 correlations are <= theta."""
-    return float((1.0 - pair_exceeds(theta, m_corr)) ** max(dimension - 1, 0))
+    p = pair_exceeds(theta, m_corr)
+    return float(np.exp(max(dimension - 1, 0) * np.log1p(-p))) if p < 1.0 else float(dimension <= 1)
 
 
 def chance_strong(dimension: int, m_corr: int, theta: float) -> float:
-    """The expected number of variables WI calls strong when every variable is independent."""
-    return dimension * (1.0 - weak_probability(dimension, m_corr, theta))
+    """The expected number of variables, of ``dimension`` independent ones, that WI calls strong.
+
+    A #strong curve near this value says WI sees noise, not structure: with the paper's
+    m_corr = 100 and theta = 0.3 about 21 of 100 independent variables are strong; with
+    m_corr = 50, 97 of 100.
+    """
+    if isinstance(dimension, bool) or not isinstance(dimension, (int, np.integer)) or dimension < 1:
+        raise ValueError(f"n: expected a positive integer; got {dimension!r}")
+    return float(dimension * (1.0 - weak_probability(dimension, m_corr, theta)))
 
 
 def resolve_theta(theta: float | str, dimension: int, m_corr: int) -> float:

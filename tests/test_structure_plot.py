@@ -1,0 +1,66 @@
+"""The three-panel picture of a run (edamcc.structure_plot)."""
+
+import numpy as np
+import pytest
+
+from edamcc import EDAMCCStrategy, StructureRecord
+from edamcc.structure_plot import dependency_order, plot_structure
+
+pytest.importorskip("matplotlib")
+
+
+def _run(n, pairs, generations=8):
+    es = EDAMCCStrategy(bounds=[(-5, 5)] * n, population_size=60, seed=3, record_pairs=pairs)
+    errors = []
+    for _ in range(generations):
+        x = es.ask()
+        es.tell(x, 100 * (x[:, 1] - x[:, 0] ** 2) ** 2 + np.sum(x[:, 2:] ** 2, axis=1))
+        errors.append((es.evaluations, es.best_f))
+    return es, errors
+
+
+@pytest.mark.parametrize("pairs", [True, False])
+def test_plot_writes_a_readable_png_with_and_without_pair_counts(tmp_path, pairs):
+    import matplotlib.image
+
+    es, errors = _run(12, pairs)
+    path = tmp_path / "s.png"
+    plot_structure(es.structure, errors=errors, m_corr=es.m_corr, theta=0.3, path=str(path), title="test run")
+    image = matplotlib.image.imread(path)
+    assert image.shape[0] > 600 and image.shape[1] > 1000  # large enough to read
+    assert image[..., :3].std() > 0.05  # not blank
+
+
+def test_plot_without_error_history_or_chance_line_and_refuses_an_empty_record(tmp_path):
+    es, _ = _run(6, True, generations=3)
+    plot_structure(es.structure, path=str(tmp_path / "s.png"))
+    assert (tmp_path / "s.png").read_bytes()[:4] == b"\x89PNG"
+    with pytest.raises(ValueError, match="no generation"):
+        plot_structure(StructureRecord(5), path=str(tmp_path / "e.png"))
+    assert not (tmp_path / "e.png").exists()
+
+
+def test_dependency_order_puts_each_block_together():
+    rng = np.random.default_rng(0)
+    n = 30
+    blocks = [rng.permutation(n)[:5], None]
+    blocks[1] = np.setdiff1d(rng.permutation(n), blocks[0])[:4]
+    freq = rng.uniform(0, 0.01, (n, n))
+    for b in blocks:
+        freq[np.ix_(b, b)] = 0.6
+    freq = (freq + freq.T) / 2
+    order = dependency_order(freq)
+    assert sorted(order.tolist()) == list(range(n))  # a permutation
+    for b in blocks:
+        positions = np.sort(np.flatnonzero(np.isin(order, b)))
+        assert positions[-1] - positions[0] == b.size - 1  # contiguous
+
+
+def test_dependency_groups_are_the_linked_sets():
+    from edamcc.structure_plot import dependency_groups
+
+    freq = np.zeros((8, 8))
+    for i, j in [(0, 5), (5, 6), (2, 3)]:
+        freq[i, j] = freq[j, i] = 0.3
+    freq[1, 4] = freq[4, 1] = 0.01  # below the threshold
+    assert [g.tolist() for g in dependency_groups(freq)] == [[0, 5, 6], [2, 3]]
