@@ -55,7 +55,7 @@ def test_variants_and_functions_are_listed(capsys):
         (["solve", "F1", "-M", "2"], "population_size: expected an integer >= 3"),
         (["solve", "F1", "-c", "0"], "c: expected an integer >= 1"),
         (["solve", "F1", "--m-corr", "1"], "m_corr: expected an integer >= 2"),
-        (["solve", "F1", "-M", "20", "--m-corr", "50"], "m_corr: expected an integer in [2, m=10]"),
+        (["solve", "F1", "-M", "20", "--m-corr", "50"], "m_corr: expected an integer in [2, m=7]"),
         (["solve", "F1", "--selection-ratio", "0"], "selection_ratio"),
         (["solve", "F1", "--repair", "bounce"], "repair"),
         (["solve", "F1", "--json", "no-such-dir/r.json"], "--json: directory"),
@@ -154,7 +154,7 @@ def test_the_read_out_and_the_json_give_the_chance_level(tmp_path, capsys):
     from edamcc.wi_threshold import chance_strong
 
     out_json = tmp_path / "r.json"
-    main(["solve", "F1", "--dim", "30", "--seed", "1", "--budget", "4000", "-M", "40", "-q", "--json", str(out_json)])
+    main(["solve", "F1", "--dim", "30", "--seed", "1", "--budget", "4000", "-M", "40", "--variant", "edamcc", "-q", "--json", str(out_json)])
     text = capsys.readouterr().out
     expected = chance_strong(30, 20, 0.3)
     assert f"chance alone: about {expected:.0f} of 30 variables would be called strong at n = 30, m_corr = 20, theta = 0.3" in text

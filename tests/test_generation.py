@@ -7,7 +7,7 @@ from edamcc import Settings, block_of, block_size, block_start, close_generation
 from edamcc.generation import fit_generation, truncation_selection
 from edamcc.variants import get_variant
 
-RULES = Settings(population_size=10, c=2).resolve(4)
+RULES = Settings(population_size=10, c=2, variant="edamcc").resolve(4)
 
 
 def test_blocks_are_m_rows_then_m_minus_one_and_cover_every_number_once():

@@ -65,33 +65,3 @@ def test_pair_counts_reveal_rosenbrocks_chain():
     freq = es.structure.pair_frequency()
     far = np.abs(np.subtract.outer(np.arange(10), np.arange(10))) >= 3
     assert freq[far].max() < 0.05
-
-
-@pytest.mark.parametrize("n, m_corr, theta", [(100, 100, 0.3), (30, 60, 0.3), (200, 100, 0.35)])
-def test_chance_strong_matches_a_simulation_of_wi_on_independent_variables(n, m_corr, theta):
-    from edamcc.structure_learning import max_abs_correlation
-    from edamcc.wi_threshold import chance_strong
-
-    rng = np.random.default_rng(0)
-    counts = [int(np.sum(max_abs_correlation(rng.standard_normal((m_corr, n))) > theta)) for _ in range(400)]
-    expected = chance_strong(n, m_corr, theta)
-    assert 0.05 * n < expected < 0.95 * n  # a case where the count is informative
-    assert abs(np.mean(counts) - expected) < 0.03 * expected
-
-
-def test_chance_strong_edge_cases_and_the_fisher_approximation():
-    from scipy.stats import norm
-
-    from edamcc.structure_record import chance_pair_probability, chance_strong
-
-    for m_corr in (20, 50, 100):
-        fisher = 2 * (1 - norm.cdf(np.arctanh(0.3) * np.sqrt(m_corr - 3)))
-        assert chance_pair_probability(m_corr, 0.3) == pytest.approx(fisher, rel=0.1)
-    assert chance_strong(1, 100, 0.3) == 0.0  # no partner, never strong
-    assert chance_strong(10, 100, 1.0) == 0.0
-    assert chance_strong(10, 100, 0.0) == 10.0
-    assert chance_strong(100, 100, 0.3) < chance_strong(100, 50, 0.3)  # fewer rows, more noise
-    with pytest.raises(ValueError, match="m_corr"):
-        chance_strong(10, 2, 0.3)
-    with pytest.raises(ValueError, match="n:"):
-        chance_strong(0, 100, 0.3)
