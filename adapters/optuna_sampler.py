@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 try:
-    import optuna
+    import optuna  # noqa: F401 (the install hint below when it is missing)
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "edamcc.adapters.optuna_sampler needs optuna: pip install optuna (or, from a clone of edamcc, "

@@ -1,6 +1,5 @@
 """ng.optimizers.registry["EDAMCC"]: Nevergrad's generic checks and the behaviours users rely on."""
 
-import importlib
 import subprocess
 import sys
 import warnings

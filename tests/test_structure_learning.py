@@ -1,7 +1,6 @@
 """WI, SM and SM-GC (edamcc.structure_learning) against direct computations."""
 
 import numpy as np
-import pytest
 
 from edamcc.structure_learning import (
     correlation_matrix,
