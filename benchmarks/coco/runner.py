@@ -7,9 +7,10 @@ Layout of a campaign folder (``<data>/<suite>_<factor>n/``)::
     exdata/<optimizer>/<problem>/     a standard COCO data folder (cocoex.Observer "bbob")
     markers/<optimizer>/<problem>.json  written after the problem finished
 
-Each problem gets its own observer folder, so an interrupted campaign leaves only complete
-folders behind a marker; a folder without marker is deleted and rerun. ``cocopp`` reads all
-folders below ``exdata/<optimizer>/`` as one algorithm.
+Each problem gets its own observer, writing below ``running/exdata/``; once the problem is
+finished its folder moves to ``exdata/<optimizer>/<problem>/`` and the marker is written. An
+interrupted campaign thus leaves only complete folders in ``exdata/``; leftovers are deleted
+and rerun. ``cocopp`` reads all folders below ``exdata/<optimizer>/`` as one algorithm.
 """
 
 from __future__ import annotations
@@ -83,10 +84,13 @@ def run_job(job: Job, root: str) -> dict:
     cocoex.log_level("warning")
     root_path = Path(root).resolve()
     folder = root_path / "exdata" / job.optimizer / job.key
-    if folder.exists():  # a run that died before its marker: start it again
-        shutil.rmtree(folder)
+    staging = root_path / "running"
+    for stale in (folder, staging / "exdata" / job.optimizer / job.key):
+        if stale.exists():  # a run that died before its marker: start it again
+            shutil.rmtree(stale)
+    staging.mkdir(parents=True, exist_ok=True)
     cwd = os.getcwd()
-    os.chdir(root_path)  # cocoex writes below ./exdata/
+    os.chdir(staging)  # cocoex writes below ./exdata/
     try:
         suite = cocoex.Suite(job.suite, f"instances: {job.instance}",
                              f"dimensions: {job.dim} function_indices: {job.function}")
@@ -105,6 +109,8 @@ def run_job(job: Job, root: str) -> dict:
         del observer, suite
     finally:
         os.chdir(cwd)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(staging / "exdata" / job.optimizer / job.key, folder)
     record = asdict(job) | {"problem": job.key, "budget": job.budget, "evaluations": evaluations,
                             "final_target_hit": hit, "cpu_seconds": cpu, "wall_seconds": wall,
                             "cpu_seconds_per_evaluation": cpu / max(evaluations, 1),
