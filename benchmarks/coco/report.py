@@ -201,5 +201,31 @@ def write(root: Path, results: Path, with_pictures: bool = True, log=print) -> d
     all_summary = json.loads(path.read_text()) if path.exists() else {}
     all_summary[root.name] = summary
     path.write_text(json.dumps(all_summary, indent=1, sort_keys=True))
-    log(f"{root.name}: wrote {results / (root.name + '.md')} and {path}")
+    overview(results)
+    log(f"{root.name}: wrote {results / (root.name + '.md')}, {path} and {results / 'overview.md'}")
     return summary
+
+
+def overview(results: Path) -> str:
+    """``<results>/overview.md``: both EDA-MCC entries against every peer, for every campaign and
+    dimension in ``summary.json`` (better / within 2x / worse, as in the campaign tables)."""
+    summary = json.loads((results / "summary.json").read_text())
+    lines = ["# COCO overview: EDA-MCC against its peers", "",
+             "Functions (of those run) where the EDA-MCC entry's median precision is more than 2x better / within a "
+             "factor 2 / more than 2x worse than the peer's, from `summary.json`; details in each campaign's table.", ""]
+    for name, camp in sorted(summary.items()):
+        for dim, d in sorted(camp["dims"].items(), key=lambda kv: int(kv[0])):
+            for factor, pairs in sorted(d["pairs"].items(), key=lambda kv: int(kv[0])):
+                peers = [p for p in ordered(d["optimizers"]) if not p.startswith("edamcc")]
+                ours = [p for p in ordered(d["optimizers"]) if p.startswith("edamcc")]
+                nfun = len(d["optimizers"][ours[0]][f"median_precision_{factor}n"]) if ours else 0
+                lines += [f"## `{camp['suite']}` {dim}-D, {factor} n evaluations ({nfun} functions, campaign {name})", "",
+                          "| | " + " | ".join(peers) + " |", "|---|" + "---|" * len(peers)]
+                for us in ours:
+                    cells = ["{}/{}/{}".format(*pairs[f"{us} vs {p}"]) for p in peers]
+                    lines.append(f"| {us} | " + " | ".join(cells) + " |")
+                cpu = [f"{p} {d['optimizers'][p]['median_cpu_us_per_evaluation']:.1f}" for p in ordered(d["optimizers"])]
+                lines += ["", "Median CPU µs per evaluation: " + ", ".join(cpu) + ".", ""]
+    text = "\n".join(lines)
+    (results / "overview.md").write_text(text)
+    return text
