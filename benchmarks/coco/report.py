@@ -193,7 +193,9 @@ def write(root: Path, results: Path, with_pictures: bool = True, log=print) -> d
     campaign's entry in ``<results>/summary.json``."""
     markdown, summary = tables(root)
     results.mkdir(parents=True, exist_ok=True)
-    pics = pictures(root, results / root.name, log) if with_pictures else []
+    if with_pictures:
+        pictures(root, results / root.name, log)
+    pics = sorted((results / root.name).glob("pprldmany_*D_*.png"))
     if pics:
         markdown += "\nRuntime ECDFs (cocopp): " + ", ".join(f"[{p.stem}]({root.name}/{p.name})" for p in pics) + "\n"
     (results / f"{root.name}.md").write_text(markdown)
