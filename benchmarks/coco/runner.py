@@ -15,6 +15,7 @@ and rerun. ``cocopp`` reads all folders below ``exdata/<optimizer>/`` as one alg
 
 from __future__ import annotations
 
+import fcntl
 import importlib
 import json
 import os
@@ -75,6 +76,31 @@ def jobs_for(suite, dims, functions, instances, budget_factor, names, campaign_s
                 for name in names:
                     if optimizers.applies(name, dim):
                         yield Job(name, suite, dim, fid, inst, budget_factor, seed_for(campaign_seed, fid, inst))
+
+
+def problems_in_error(root: Path) -> list[str]:
+    """Markers whose COCO folder is not exactly one finished run (one .info entry whose evaluation
+    count equals the marker's, one .dat block, no nested folder); they are deleted, with their
+    folders, so that the next run redoes them."""
+    bad = []
+    for path in sorted((root / "markers").glob("*/*.json")):
+        marker = json.loads(path.read_text())
+        folder = root / marker["data_folder"]
+        infos = sorted(folder.glob("*.info"))
+        dats = sorted(folder.glob("data_f*/*.dat"))
+        nested = [d for d in folder.iterdir() if d.is_dir() and not d.name.startswith("data_f")] if folder.exists() else []
+        ok = len(infos) == 1 and len(dats) == 1 and not nested
+        if ok:
+            runs = [e for line in infos[0].read_text().splitlines() if line.startswith("data_f")
+                    for e in line.split(",")[1:]]
+            blocks = sum(line.startswith("%") for line in dats[0].read_text().splitlines())
+            ok = len(runs) == 1 and int(runs[0].split(":")[1].split("|")[0]) == marker["evaluations"] and blocks == 1
+        if not ok:
+            bad.append(f"{marker['optimizer']}/{marker['problem']}")
+            path.unlink()
+            if folder.exists():
+                shutil.rmtree(folder)
+    return bad
 
 
 def run_job(job: Job, root: str) -> dict:
@@ -141,6 +167,14 @@ def run(root: Path, suite: str, dims, functions, instances, budget_factor: int, 
             "optimizers": {n: optimizers.REGISTRY[n].description for n in optimizers.REGISTRY}}
     info_path.write_text(json.dumps(info, indent=1))
 
+    lock = open(root / ".lock", "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise RuntimeError(f"another process is running the campaign in {root}") from None
+    bad = problems_in_error(root)
+    if bad:
+        log(f"{len(bad)} finished problems had inconsistent COCO folders; they run again: {bad}")
     jobs = list(jobs_for(suite, dims, functions, instances, budget_factor, names, campaign_seed))
     todo = [j for j in jobs if not marker_path(root, j).exists()]
     log(f"{root.name}: {len(jobs)} problems, {len(jobs) - len(todo)} already done, {len(todo)} to run, {workers} workers")
