@@ -207,7 +207,7 @@ def run(root: Path, suite: str, dims, functions, instances, budget_factor: int, 
     wall = time.time() - start
     entry = {"finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "wall_seconds": round(wall, 1),
              "dims": list(dims), "functions": list(functions), "instances": list(instances), "optimizers": list(names),
-             "workers": workers, "problems": len(jobs), "ran": done, "failed": failed, "command": " ".join(sys.argv)}
+             "workers": workers, "problems": len(jobs), "ran": done, "failed": failed, "command": "python -m benchmarks.coco " + " ".join(sys.argv[1:])}
     with open(root / "runs.jsonl", "a") as fh:
         fh.write(json.dumps(entry) + "\n")
     log(f"{root.name}: ran {done} problems in {wall:.0f}s wall, {len(failed)} failed")
