@@ -1,0 +1,178 @@
+"""The registered optimizers: ``entry(problem, lower, upper, budget, seed)``.
+
+``problem`` is a :class:`~benchmarks.coco.problem.BatchProblem` (callable on one point or a
+batch; ``.done`` once the budget is spent or COCO's final target is hit). Every entry runs
+until its own stop, the budget, or the final target, whichever comes first.
+
+The peers start from ``x0`` drawn uniformly in [-4, 4]^n from the seed with ``sigma0 = 2``,
+COCO's usual choice for its [-5, 5]^n domain (a fifth of the domain's width).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Callable
+
+import numpy as np
+
+from .problem import BatchProblem, ProblemDone
+
+SIGMA0 = 2.0
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    run: Callable[[BatchProblem, np.ndarray, np.ndarray, int, int], None]
+    package: str
+    description: str
+    max_dim: int | None = None
+    modules: tuple[str, ...] = ()  # imported before the clock starts
+
+
+REGISTRY: dict[str, Entry] = {}
+
+
+def register(name: str, package: str, description: str, max_dim: int | None = None, modules: tuple[str, ...] = ()):
+    def wrap(fn):
+        REGISTRY[name] = Entry(name, fn, package, description, max_dim, modules or (package,))
+        return fn
+
+    return wrap
+
+
+def _x0(seed: int, n: int) -> np.ndarray:
+    return np.random.default_rng(seed).uniform(-4.0, 4.0, n)
+
+
+def _stop_on_target(problem: BatchProblem):
+    return lambda intermediate: bool(problem.problem.final_target_hit)
+
+
+@register("edamcc-paper", "edamcc", "edamcc.minimize, variant edamcc, M=200, tau=0.5, theta=0.3, c=20 (paper settings)")
+def edamcc_paper(problem, lower, upper, budget, seed):
+    import edamcc
+
+    problem.strict = False
+    edamcc.minimize(problem, list(zip(lower, upper)), budget=budget, seed=seed, vectorized=True,
+                    callback=_stop_on_target(problem), variant="edamcc", population_size=200,
+                    selection_ratio=0.5, theta=0.3, c=20)
+
+
+@register("edamcc-default", "edamcc", "edamcc.minimize with its defaults (no algorithm option)")
+def edamcc_default(problem, lower, upper, budget, seed):
+    import edamcc
+
+    problem.strict = False
+    edamcc.minimize(problem, list(zip(lower, upper)), budget=budget, seed=seed, vectorized=True,
+                    callback=_stop_on_target(problem))
+
+
+def _cma_options(budget: int, seed: int, diagonal: bool) -> dict:
+    return {"CMA_diagonal": diagonal, "maxfevals": budget, "seed": seed, "verbose": -9}
+
+
+def _ask_tell(es, problem: BatchProblem) -> None:
+    try:
+        while not es.stop():
+            X = es.ask()
+            es.tell(X, problem(np.asarray(X)).tolist())
+    except ProblemDone:
+        return
+
+
+@register("sep-cma", "cma", "pycma CMAEvolutionStrategy with CMA_diagonal=True, one run, x0 ~ U[-4,4]^n, sigma0=2")
+def sep_cma(problem, lower, upper, budget, seed):
+    import cma
+
+    _ask_tell(cma.CMAEvolutionStrategy(_x0(seed, problem.dimension), SIGMA0, _cma_options(budget, seed, True)), problem)
+
+
+@register("sep-cma-ipop", "cma", "pycma fmin2 with CMA_diagonal=True, IPOP restarts (incpopsize=2), x0 ~ U[-4,4]^n per restart, sigma0=2")
+def sep_cma_ipop(problem, lower, upper, budget, seed):
+    import cma
+
+    rng = np.random.default_rng(seed)
+    n = problem.dimension
+    try:
+        cma.fmin2(problem, lambda: rng.uniform(-4.0, 4.0, n), SIGMA0, _cma_options(budget, seed, True),
+                  restarts=100, incpopsize=2, parallel_objective=lambda X: problem(np.asarray(X)).tolist())
+    except ProblemDone:
+        return
+
+
+@register("cma-full", "cma", "pycma CMAEvolutionStrategy, full covariance, one run, x0 ~ U[-4,4]^n, sigma0=2; n <= 160", max_dim=160)
+def cma_full(problem, lower, upper, budget, seed):
+    import cma
+
+    _ask_tell(cma.CMAEvolutionStrategy(_x0(seed, problem.dimension), SIGMA0, _cma_options(budget, seed, False)), problem)
+
+
+@register("cmaes-sep", "cmaes", "cmaes.SepCMA, one run, x0 ~ U[-4,4]^n, sigma0=2")
+def cmaes_sep(problem, lower, upper, budget, seed):
+    from cmaes import SepCMA
+
+    opt = SepCMA(mean=_x0(seed, problem.dimension), sigma=SIGMA0, seed=seed)
+    try:
+        while not opt.should_stop():
+            X = np.array([opt.ask() for _ in range(opt.population_size)])
+            opt.tell(list(zip(X, problem(X))))
+    except ProblemDone:
+        return
+
+
+def _pypop7(cls, problem, lower, upper, budget, seed):
+    spec = {"fitness_function": problem, "ndim_problem": problem.dimension,
+            "lower_boundary": lower, "upper_boundary": upper}
+    options = {"max_function_evaluations": budget, "seed_rng": seed, "mean": _x0(seed, problem.dimension),
+               "sigma": SIGMA0, "verbose": False}
+    try:
+        cls(spec, options).optimize()
+    except ProblemDone:
+        return
+
+
+@register("pypop7-lmmaes", "pypop7", "pypop7 LMMAES (its default restarts), mean ~ U[-4,4]^n, sigma=2",
+          modules=("pypop7.optimizers.es.lmmaes",))
+def pypop7_lmmaes(problem, lower, upper, budget, seed):
+    from pypop7.optimizers.es.lmmaes import LMMAES
+
+    _pypop7(LMMAES, problem, lower, upper, budget, seed)
+
+
+@register("pypop7-mmes", "pypop7", "pypop7 MMES (its default restarts), mean ~ U[-4,4]^n, sigma=2",
+          modules=("pypop7.optimizers.es.mmes",))
+def pypop7_mmes(problem, lower, upper, budget, seed):
+    from pypop7.optimizers.es.mmes import MMES
+
+    _pypop7(MMES, problem, lower, upper, budget, seed)
+
+
+def applies(name: str, dim: int) -> bool:
+    entry = REGISTRY[name]
+    return entry.max_dim is None or dim <= entry.max_dim
+
+
+def versions(names) -> dict[str, str]:
+    """Versions of the packages behind ``names``, plus COCO's and NumPy's (edamcc: the imported one)."""
+    import edamcc
+
+    packages = sorted({REGISTRY[n].package for n in names} | {"coco-experiment", "cocopp", "numpy"})
+    out = {}
+    for package in packages:
+        if package == "edamcc":
+            out[package] = edamcc.__version__
+            continue
+        try:
+            out[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            out[package] = "not installed"
+    return out
+
+
+def available(name: str) -> bool:
+    import importlib.util
+
+    package = REGISTRY[name].package
+    return importlib.util.find_spec({"coco-experiment": "cocoex"}.get(package, package)) is not None

@@ -1,0 +1,59 @@
+"""COCO benchmarking smoke test: every registered optimizer on 2 bbob functions, 1 instance,
+n = 20, budget 100 n; COCO data folders are written and cocopp post-processes them."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("cocoex")
+pytest.importorskip("cocopp")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.coco import optimizers, report, runner  # noqa: E402
+from benchmarks.coco.problem import BatchProblem, ProblemDone  # noqa: E402
+
+NAMES = [n for n in optimizers.REGISTRY if optimizers.available(n)]
+
+
+def test_batch_problem_stops_at_the_budget():
+    import cocoex
+    import numpy as np
+
+    problem = cocoex.Suite("bbob", "instances: 1", "dimensions: 2 function_indices: 1").get_problem(0)
+    wrapped = BatchProblem(problem, budget=5)
+    assert wrapped(np.zeros((3, 2))).shape == (3,)
+    with pytest.raises(ProblemDone):
+        wrapped(np.zeros((4, 2)))
+    assert problem.evaluations == 5 and wrapped.done
+    problem.free()
+
+
+def test_every_optimizer_writes_coco_data_that_cocopp_reads(tmp_path):
+    assert {"edamcc-paper", "edamcc-default", "sep-cma"} <= set(NAMES)
+    root = tmp_path / "bbob_100n"
+    entry = runner.run(root, "bbob", [20], [1, 8], [1], 100, NAMES, campaign_seed=1, workers=1, log=lambda s: None)
+    assert entry["ran"] == 2 * len(NAMES) and not entry["failed"]
+    for name in NAMES:
+        for fid in (1, 8):
+            key = f"bbob_f{fid:03d}_i01_d0020"
+            marker = json.loads((root / "markers" / name / f"{key}.json").read_text())
+            assert 0 < marker["evaluations"] <= 2000 and marker["cpu_seconds_per_evaluation"] > 0
+            assert list((root / "exdata" / name / key).glob("*.info")), name
+    again = runner.run(root, "bbob", [20], [1, 8], [1], 100, NAMES, campaign_seed=1, workers=1, log=lambda s: None)
+    assert again["ran"] == 0  # resumed: nothing left to do
+
+    results = tmp_path / "results"
+    summary = report.write(root, results, log=lambda s: None)
+    assert (results / "bbob_100n" / "pprldmany_20D_noiselessall.png").stat().st_size > 0
+    table = (results / "bbob_100n.md").read_text()
+    assert all(name in table for name in NAMES)
+    assert set(summary["dims"]["20"]["optimizers"]) == set(NAMES)
+    assert set(summary["versions"]) >= {"edamcc", "cma", "coco-experiment"}
+
+
+def test_seeds_are_fixed_per_function_and_instance():
+    assert runner.seed_for(1, 3, 2) == runner.seed_for(1, 3, 2)
+    assert len({runner.seed_for(1, f, i) for f in range(1, 25) for i in range(1, 6)}) == 120
+    assert runner.seed_for(1, 3, 2) != runner.seed_for(2, 3, 2)
