@@ -316,7 +316,7 @@ def _worker(storage_url, study_name, n_trials, journal):
         storage = JournalStorage(JournalFileBackend(storage_url))
     else:
         storage = storage_url
-    study = optuna.load_study(study_name=study_name, storage=storage, sampler=EDAMCCSampler(population_size=20))
+    study = optuna.load_study(study_name=study_name, storage=storage, sampler=EDAMCCSampler(population_size=20, variant="edamcc"))
     study.optimize(lambda t: objective(t, n=10), n_trials=n_trials)
 
 
@@ -331,7 +331,7 @@ def test_several_processes_share_one_study(tmp_path, journal):
     else:
         url = f"sqlite:///{tmp_path / 'db.sqlite'}"
         storage = url
-    study = optuna.create_study(study_name="shared", storage=storage, sampler=EDAMCCSampler(seed=7, population_size=20))
+    study = optuna.create_study(study_name="shared", storage=storage, sampler=EDAMCCSampler(seed=7, population_size=20, variant="edamcc"))
     ctx = multiprocessing.get_context("spawn")
     procs = [ctx.Process(target=_worker, args=(url, "shared", 150, journal)) for _ in range(3)]
     for p in procs:
@@ -345,7 +345,7 @@ def test_several_processes_share_one_study(tmp_path, journal):
     assert max(gens) >= 15 and EDAMCCSampler(population_size=20).closed_generations(study) == block_of(450, 20)
     params = [tuple(t.params.values()) for t in trials]
     assert len(set(params)) == len(params)  # no proposal repeats
-    single = optuna.create_study(sampler=EDAMCCSampler(seed=7, population_size=20))
+    single = optuna.create_study(sampler=EDAMCCSampler(seed=7, population_size=20, variant="edamcc"))
     single.optimize(lambda t: objective(t, n=10), n_trials=450)
     rand = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=7))
     rand.optimize(lambda t: objective(t, n=10), n_trials=450)
