@@ -118,12 +118,12 @@ def minimize(
             es.set_limits(budget=budget, target=target)
     progress = Progress(disp)
 
-    def after_tell(last_generation: int) -> str | None:
+    def after_tell(last_generation: int, batch: bool = False) -> str | None:
         closed = es.generation != last_generation
         if saver is not None:
             saver.maybe_save(es, failures, closed)
         progress.update(es, len(failures))
-        if closed and callback is not None:
+        if (closed or batch) and callback is not None:
             try:
                 stop = callback(OptimizeResult(x=es.best_x, fun=es.best_f, nfev=es.evaluations, nit=es.generation, strategy=es))
             except StopIteration:
@@ -160,7 +160,7 @@ def minimize(
 
 
 def _run_batches(es: EDAMCCStrategy, fun: Objective, workers: int | MapLike | None, vectorized: bool, on_error: str,
-                 failures: list[Failure], after_tell: Callable[[int], str | None]) -> str:
+                 failures: list[Failure], after_tell: Callable[[int, bool], str | None]) -> str:
     """Generational evaluation: serial, vectorized, or one chunk of rows per worker."""
     pool: ProcessPoolExecutor | None = None
     mapper: MapLike | None = None
@@ -194,7 +194,7 @@ def _run_batches(es: EDAMCCStrategy, fun: Objective, workers: int | MapLike | No
             last = es.generation
             es.tell(x, values)
             x = x[:0]
-            message = after_tell(last)
+            message = after_tell(last, True)
             if message is not None:
                 return message
     finally:
