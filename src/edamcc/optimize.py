@@ -145,6 +145,8 @@ def minimize(
         message = driver.run(steady_after_tell)
     else:
         message = _run_batches(es, fun, workers, vectorized, on_error, failures, after_tell)
+    if saver is not None:
+        ckpt.save(checkpoint, es, failures, saver.key)  # the final state, kept
     progress.final(es, len(failures), message)
     return OptimizeResult(
         x=es.best_x,
