@@ -51,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--theta", type=float, default=0.3, help="WI threshold (default 0.3)")
     solve.add_argument("-c", "--capacity", dest="c", type=int, default=20, help="subspace capacity c (default 20)")
     solve.add_argument("--repair", default="clip", help="out-of-box repair: clip (default), reflect or none")
+    solve.add_argument("--checkpoint", metavar="FILE", help="save the run to FILE every generation; rerun with it present to resume")
     solve.add_argument("--json", metavar="FILE", help="write the result and structure summary as JSON")
     solve.add_argument("--plot", metavar="FILE", help="write the #strong curve and the Q matrix as a PNG (needs matplotlib)")
     solve.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
@@ -137,7 +138,7 @@ def _solve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         result = minimize(
             f, f.bounds, budget=budget, seed=args.seed, vectorized=True, callback=progress,
             variant=variant, population_size=args.population_size, selection_ratio=args.selection_ratio,
-            m_corr=args.m_corr, theta=args.theta, c=args.c, repair=args.repair,
+            m_corr=args.m_corr, theta=args.theta, c=args.c, repair=args.repair, checkpoint=args.checkpoint,
         )  # fmt: skip
     except ValueError as exc:
         parser.error(str(exc))
