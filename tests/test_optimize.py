@@ -77,9 +77,9 @@ def test_bad_arguments_raise():
         minimize(sphere, [(-1, 1)], budget=10, workers=0)
     with pytest.raises(TypeError, match="max_evaluations"):
         minimize(sphere, [(-1, 1)], max_evaluations=10)
-    with pytest.raises(ValueError, match="fun: with vectorized=True"):
+    with pytest.raises(TypeError, match="fun: with vectorized=True"):
         minimize(lambda x: np.zeros(3), [(-1, 1)] * 2, budget=100, vectorized=True, population_size=10)
-    with pytest.raises(ValueError, match="one scalar per point"):
+    with pytest.raises(TypeError, match="expected one real number"):
         minimize(lambda x: np.zeros(2), [(-1, 1)] * 2, budget=100, population_size=10)
 
 

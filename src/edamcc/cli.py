@@ -84,6 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--theta", type=_theta, default=None, metavar="T", help="WI threshold or auto (paper 0.3)")
     solve.add_argument("-c", "--capacity", dest="c", type=int, default=20, help="largest group c (default 20)")
     solve.add_argument("--repair", default="clip", metavar="R", help="clip (default), reflect or none")
+    solve.add_argument("--checkpoint", metavar="FILE", help="save every generation; rerun to resume")
     solve.add_argument("--json", metavar="FILE", help="write the result and structure as JSON")
     solve.add_argument("--plot", metavar="FILE", help="write a PNG of error, #strong and dependencies")
     solve.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -175,11 +176,14 @@ def _solve(args: argparse.Namespace) -> int:
                 next_mark[0] = next(marks, np.inf)
         return False
 
-    result = minimize(
-        f, f.bounds, budget=budget, seed=seed, vectorized=True, callback=progress,
-        variant=variant, population_size=args.population_size, selection_ratio=args.selection_ratio,
-        m_corr=args.m_corr, theta=args.theta, c=args.c, repair=args.repair,
-    )  # fmt: skip
+    try:
+        result = minimize(
+            f, f.bounds, budget=budget, seed=seed, vectorized=True, callback=progress,
+            variant=variant, population_size=args.population_size, selection_ratio=args.selection_ratio,
+            m_corr=args.m_corr, theta=args.theta, c=args.c, repair=args.repair, checkpoint=args.checkpoint,
+        )  # fmt: skip
+    except ValueError as exc:  # a checkpoint of another run: refused before anything runs
+        parser.error(str(exc))
     elapsed = time.perf_counter() - start
     error = f.error(result.fun)
     m_corr = result.strategy.m_corr

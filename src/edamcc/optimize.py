@@ -4,38 +4,22 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import OptimizeResult
 
+from . import checkpoint as ckpt
 from .bounds import parse_bounds
+from .evaluation import Failure, check_on_error, evaluate_batch, evaluate_vectorized
+from .progress import Progress
+from .steady_state import SteadyState, infer_workers
 from .strategy import EDAMCCStrategy
 
 Objective = Callable[[NDArray[np.float64]], Any]
 MapLike = Callable[[Objective, Iterable[NDArray[np.float64]]], Iterable[Any]]
-
-
-def _evaluator(fun: Objective, vectorized: bool, mapper: MapLike | None) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
-    def evaluate(x: NDArray[np.float64]) -> NDArray[np.float64]:
-        if vectorized:
-            values = np.asarray(fun(x), dtype=np.float64)
-            if values.shape != (x.shape[0],):
-                raise ValueError(
-                    f"fun: with vectorized=True it must map a ({x.shape[0]}, {x.shape[1]}) array to shape "
-                    f"({x.shape[0]},); it returned shape {values.shape}"
-                )
-            return values
-        rows = list(x)
-        results = list(mapper(fun, rows)) if mapper is not None else [fun(r) for r in rows]
-        values = np.asarray(results, dtype=np.float64)
-        if values.shape != (x.shape[0],):
-            raise ValueError(f"fun: must return one scalar per point; got values of shape {values.shape} for {x.shape[0]} points")
-        return values
-
-    return evaluate
 
 
 def minimize(
@@ -49,6 +33,12 @@ def minimize(
     callback: Callable[[OptimizeResult], Any] | None = None,
     target: float | None = None,
     disp: bool = False,
+    executor: Executor | Any | None = None,
+    max_in_flight: int | None = None,
+    on_error: str = "raise",
+    timeout: float | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: float | None = None,
     **options: Any,
 ) -> OptimizeResult:
     """Minimize ``fun`` over the box ``bounds`` with EDA-MCC (or another variant).
@@ -63,19 +53,46 @@ def minimize(
         workers: evaluate each batch in parallel, as SciPy's ``differential_evolution`` does:
             a map-like callable (``executor.map``, ``pool.map``, a Dask or Ray map) called as
             ``workers(fun, rows)``, or an int: that many processes (-1: all cores; ``fun`` must
-            then be picklable). Ignored with ``vectorized=True``.
+            then be picklable). Each worker gets ONE chunk of rows per generation
+            (``np.array_split`` into as many chunks as workers; an int or a pool's
+            ``_max_workers`` sets how many, 4 chunks for any other map). Ignored with
+            ``vectorized=True``.
         vectorized: ``fun`` takes the whole ``(k, n)`` batch.
         callback: called after every generation with an :class:`~scipy.optimize.OptimizeResult`
             (``x``, ``fun``, ``nfev``, ``nit``, and ``strategy`` to read the learned structure);
             returning True or raising StopIteration stops.
         target: stop once a value ``<= target`` is found.
-        disp: print one progress line per 10 generations.
+        disp: print progress lines (evaluations done, in flight, failed, best value, ETA) every
+            10 generations or 2 seconds, and the final line once.
+        executor: steady-state evaluation on any ``concurrent.futures.Executor``-like object
+            (``ProcessPoolExecutor``, ``dask.distributed.Client``, ``client.get_executor()``):
+            every worker is kept busy and each result is told at once; a free worker gets the
+            next candidate of the generation, or one drawn from the current model once the
+            generation is all handed out. ``fun`` must be picklable for process workers.
+        max_in_flight: evaluations kept running on ``executor``; default ``executor._max_workers``
+            or, for a Dask client, ``sum(client.nthreads().values())``.
+        on_error: ``"raise"`` (default): an exception in ``fun`` raises
+            :class:`~edamcc.evaluation.EvaluationError` naming the point, chained to the
+            original; ``"nan"``: the point is told as NaN (ranks worst) and listed in
+            ``result.failures``. A dead worker process and a timeout count as failures. A
+            value that is not one real number (None, a string, complex, a wrong shape) raises
+            ``TypeError`` under both policies: that is a bug in ``fun``.
+        timeout: with ``executor``: seconds an evaluation may take; later it is a failure and
+            its future is cancelled (abandoned if already running).
+        checkpoint: a file path; the run's state is written there atomically and a call with
+            the file present resumes from it (same dimension, bounds, seed and options, else
+            ``ValueError``; the budget may differ). Candidates in flight when it was written
+            are evaluated again. The final checkpoint is kept. With serial evaluation a resumed
+            run ends bit-identical to an uninterrupted one (pass ``population_size``
+            explicitly if the budget changes between the runs).
+        checkpoint_every: seconds between checkpoints; None (default): after every generation.
         **options: any keyword of :class:`EDAMCCStrategy` (``population_size``, ``theta``,
             ``c``, ``m_corr``, ``selection_ratio``, ``variant``, ``repair``, ...).
 
     Returns:
         An :class:`~scipy.optimize.OptimizeResult` with ``x``, ``fun``, ``nfev``, ``nit``
-        (completed generations), ``success``, ``message``, ``structure`` (the
+        (completed generations), ``success``, ``message``, ``failures`` (a list of
+        :class:`~edamcc.evaluation.Failure` with ``x`` and ``error``), ``structure`` (the
         :class:`~edamcc.StructureRecord`) and ``strategy`` (to inspect or continue).
     """
     if not callable(fun):
@@ -85,47 +102,52 @@ def minimize(
     if budget is None:
         lower, _ = parse_bounds(bounds, options.get("dimension"))
         budget = 10_000 * lower.size
+    check_on_error(on_error)
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):
+        raise ValueError(f"timeout: expected positive seconds or None; got {timeout!r}")
+    if executor is not None and (workers is not None or vectorized):
+        raise ValueError("executor: use either executor= or workers=/vectorized=, not both")
     es = EDAMCCStrategy(bounds=bounds, seed=seed, budget=budget, target=target, **options)
+    failures: list[Failure] = []
+    saver: ckpt.Checkpointer | None = None
+    if checkpoint is not None:
+        key = ckpt.fingerprint(es, seed, options)
+        saver = ckpt.Checkpointer(checkpoint, checkpoint_every, key)
+        if os.path.exists(checkpoint):
+            es, failures = ckpt.load(checkpoint, key)
+            es.set_limits(budget=budget, target=target)
+    progress = Progress(disp)
 
-    pool: ProcessPoolExecutor | None = None
-    mapper: MapLike | None = None
-    if workers is not None and not callable(workers):
-        if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers == 0 or workers < -1:
-            raise ValueError(f"workers: expected a map-like callable, a positive int or -1; got {workers!r}")
-        if workers != 1:
-            pool = ProcessPoolExecutor(max_workers=os.cpu_count() if workers == -1 else int(workers))
-            mapper = pool.map  # type: ignore[assignment]
-    elif callable(workers):
-        mapper = workers
-    evaluate = _evaluator(fun, vectorized, mapper)
+    def after_tell(last_generation: int, batch: bool = False) -> str | None:
+        closed = es.generation != last_generation
+        if saver is not None:
+            saver.maybe_save(es, failures, closed)
+        progress.update(es, len(failures))
+        if (closed or batch) and callback is not None:
+            try:
+                stop = callback(OptimizeResult(x=es.best_x, fun=es.best_f, nfev=es.evaluations, nit=es.generation, strategy=es))
+            except StopIteration:
+                stop = True
+            if stop:
+                return "stopped by the callback"
+        return None
 
-    message = ""
-    try:
-        while True:
-            reason = es.stop_reason
-            if reason is not None:
-                message = reason
-                break
-            x = es.ask()
-            if x.shape[0] == 0:  # pragma: no cover - ask always has work unless stopped
-                message = "no candidates left to evaluate"
-                break
-            es.tell(x, evaluate(x))
-            if disp and es.generation % 10 == 0:
-                strong = es.strong_variables
-                n_strong = "-" if strong is None else f"{strong.size}/{es.dimension}"
-                print(f"gen {es.generation:6d}  nfev {es.evaluations:9d}  best {es.best_f: .6e}  #strong {n_strong}", flush=True)
-            if callback is not None:
-                try:
-                    stop = callback(OptimizeResult(x=es.best_x, fun=es.best_f, nfev=es.evaluations, nit=es.generation, strategy=es))
-                except StopIteration:
-                    stop = True
-                if stop:
-                    message = "stopped by the callback"
-                    break
-    finally:
-        if pool is not None:
-            pool.shutdown()
+    if executor is not None:
+        driver = SteadyState(es, fun, executor, infer_workers(executor, max_in_flight), on_error, timeout)
+        driver.failures = failures
+        gen = [es.generation]
+
+        def steady_after_tell() -> str | None:
+            message = after_tell(gen[0])
+            gen[0] = es.generation
+            return message
+
+        message = driver.run(steady_after_tell)
+    else:
+        message = _run_batches(es, fun, workers, vectorized, on_error, failures, after_tell)
+    if saver is not None:
+        ckpt.save(checkpoint, es, failures, saver.key)  # the final state, kept
+    progress.final(es, len(failures), message)
     return OptimizeResult(
         x=es.best_x,
         fun=es.best_f,
@@ -133,6 +155,50 @@ def minimize(
         nit=es.generation,
         success=es.best_x is not None,  # a finite value was found
         message=message,
+        failures=failures,
         structure=es.structure,
         strategy=es,
     )
+
+
+def _run_batches(es: EDAMCCStrategy, fun: Objective, workers: int | MapLike | None, vectorized: bool, on_error: str,
+                 failures: list[Failure], after_tell: Callable[[int, bool], str | None]) -> str:
+    """Generational evaluation: serial, vectorized, or one chunk of rows per worker."""
+    pool: ProcessPoolExecutor | None = None
+    mapper: MapLike | None = None
+    n_chunks = 1
+    if workers is not None and not callable(workers):
+        if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers == 0 or workers < -1:
+            raise ValueError(f"workers: expected a map-like callable, a positive int or -1; got {workers!r}")
+        if workers != 1:
+            n_chunks = (os.cpu_count() or 1) if workers == -1 else int(workers)
+            pool = ProcessPoolExecutor(max_workers=n_chunks)
+            mapper = pool.map  # type: ignore[assignment]
+    elif callable(workers):
+        mapper = workers
+        owner = getattr(workers, "__self__", None)
+        n_chunks = int(getattr(owner, "_max_workers", 0) or 4)
+    try:
+        x = es.pending()  # rows in flight when a checkpoint was written: evaluate them again
+        while True:
+            if x.shape[0] == 0:
+                reason = es.stop_reason
+                if reason is not None:
+                    return reason
+                x = es.ask()
+                if x.shape[0] == 0:  # pragma: no cover - ask always has work unless stopped
+                    return "no candidates left to evaluate"
+            if vectorized:
+                values, new_failures = evaluate_vectorized(fun, x), []
+            else:
+                values, new_failures = evaluate_batch(fun, x, mapper, n_chunks, on_error)
+            failures.extend(new_failures)
+            last = es.generation
+            es.tell(x, values)
+            x = x[:0]
+            message = after_tell(last, True)
+            if message is not None:
+                return message
+    finally:
+        if pool is not None:
+            pool.shutdown()

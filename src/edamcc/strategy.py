@@ -303,6 +303,14 @@ class EDAMCCStrategy:
         self._note_best(xa, fa)
         self._close_ready_generations()
 
+    def set_limits(self, *, budget: int | None, target: float | None) -> None:
+        """Replace the budget and the target (resuming a checkpoint with a larger budget).
+
+        The population size stays as it was resolved at construction.
+        """
+        self._budget = check_budget(budget)
+        self._target = check_target(target)
+
     def should_stop(self) -> bool:
         """True when a stopping criterion holds (see :attr:`stop_reason`)."""
         return self.stop_reason is not None

@@ -1,0 +1,119 @@
+"""Evaluating candidates: value checks, the failure policy, and chunked maps.
+
+Failure policy (``on_error``):
+
+* ``"raise"`` (default): an exception from ``fun`` is re-raised as :class:`EvaluationError`
+  naming the point, chained to the original (``raise ... from exc``).
+* ``"nan"``: the point is told as NaN (ranks worst) and recorded as a :class:`Failure`.
+
+A value of the wrong type (``None``, a string, a complex number, an array that is not one
+number) raises ``TypeError`` under either policy: it is a bug in the objective, not a
+failure of the simulator. NaN and inf are allowed.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+ON_ERROR = ("raise", "nan")
+
+
+class EvaluationError(RuntimeError):
+    """``fun`` raised (or its worker died, or it timed out) at a point; ``x`` is that point."""
+
+    def __init__(self, message: str, x: NDArray[np.float64] | None = None) -> None:
+        super().__init__(message)
+        self.x = x
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A failed evaluation told as NaN: the point and the error's text."""
+
+    x: NDArray[np.float64]
+    error: str
+
+
+def check_on_error(on_error: str) -> str:
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error: expected one of {ON_ERROR}; got {on_error!r}")
+    return on_error
+
+
+def as_value(value: Any, x: NDArray[np.float64]) -> float:
+    """``value`` as a float, or ``TypeError`` naming what was returned and for which point."""
+    v = value
+    if isinstance(v, np.ndarray):
+        if v.size != 1 or v.dtype.kind not in "biuf":
+            raise TypeError(f"fun returned {value!r} (shape {v.shape}, dtype {v.dtype}) at x={x.tolist()}; expected one real number")
+        v = v.reshape(()).item()
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+        raise TypeError(f"fun returned {value!r} of type {type(value).__name__} at x={x.tolist()}; expected one real number")
+    return float(v)
+
+
+def format_error(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def evaluate_rows(fun: Callable[[NDArray[np.float64]], Any], rows: Sequence[NDArray[np.float64]] | NDArray[np.float64],
+                  on_error: str = "raise") -> list[tuple[float, str | None]]:
+    """Evaluate each row in turn: ``(value, None)`` or, under ``"nan"``, ``(nan, error_text)``.
+
+    Top level and picklable: it is the task a worker runs for one chunk of rows.
+    """
+    out: list[tuple[float, str | None]] = []
+    for row in rows:
+        x = np.asarray(row, dtype=np.float64)
+        try:
+            raw = fun(x)
+        except Exception as exc:
+            if on_error == "nan":
+                out.append((float("nan"), format_error(exc)))
+                continue
+            raise EvaluationError(f"fun raised at x={x.tolist()}: {format_error(exc)}", x) from exc
+        out.append((as_value(raw, x), None))
+    return out
+
+
+def evaluate_vectorized(fun: Callable[[NDArray[np.float64]], Any], x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``fun(X)`` for the whole batch, checked to be ``(k,)`` real numbers."""
+    raw = fun(x)
+    values = np.asarray(raw) if raw is not None else None
+    if values is None or values.dtype.kind not in "biuf" or values.shape != (x.shape[0],):
+        shape = None if values is None else values.shape
+        raise TypeError(
+            f"fun: with vectorized=True it must map a ({x.shape[0]}, {x.shape[1]}) array to ({x.shape[0]},) real numbers; "
+            f"it returned {type(raw).__name__} of shape {shape} for the batch starting x={x[0].tolist()}"
+        )
+    return values.astype(np.float64)
+
+
+def evaluate_batch(fun: Callable[[NDArray[np.float64]], Any], x: NDArray[np.float64], mapper: Callable[..., Any] | None,
+                   n_chunks: int, on_error: str) -> tuple[NDArray[np.float64], list[Failure]]:
+    """Evaluate a batch serially or as ``n_chunks`` chunks through ``mapper`` (one task per chunk)."""
+    if mapper is None or n_chunks <= 1:
+        pairs = evaluate_rows(fun, x, on_error)
+    else:
+        chunks = [c for c in np.array_split(x, min(n_chunks, x.shape[0])) if c.shape[0]]
+        pairs = [p for part in mapper(_ChunkTask(fun, on_error), chunks) for p in part]
+    values = np.array([v for v, _ in pairs], dtype=np.float64)
+    failures = [Failure(x[i].copy(), err) for i, (_, err) in enumerate(pairs) if err is not None]
+    return values, failures
+
+
+class _ChunkTask:
+    """Picklable ``chunk -> evaluate_rows(fun, chunk, on_error)`` for map-like workers."""
+
+    def __init__(self, fun: Callable[[NDArray[np.float64]], Any], on_error: str) -> None:
+        self.fun = fun
+        self.on_error = on_error
+
+    def __call__(self, chunk: NDArray[np.float64]) -> list[tuple[float, str | None]]:
+        return evaluate_rows(self.fun, chunk, self.on_error)

@@ -1,0 +1,62 @@
+import os
+
+import numpy as np
+import pytest
+
+from edamcc import minimize
+from edamcc.checkpoint import load
+
+BOUNDS = [(-2.0, 2.0)] * 4
+KW = dict(population_size=20, seed=7)
+
+
+def sphere(x):
+    return float(np.sum(x**2))
+
+
+def test_interrupted_run_resumes_bit_identical(tmp_path):
+    path = tmp_path / "run.ckpt"
+    full = minimize(sphere, BOUNDS, budget=400, **KW)
+
+    def interrupt(r):
+        if r.nit == 6:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        minimize(sphere, BOUNDS, budget=400, checkpoint=path, callback=interrupt, **KW)
+    assert path.exists() and not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+    resumed = minimize(sphere, BOUNDS, budget=400, checkpoint=path, **KW)
+    assert np.array_equal(resumed.x, full.x) and resumed.fun == full.fun and resumed.nfev == full.nfev
+    assert path.exists()  # the final checkpoint is kept
+
+
+def test_budget_limited_run_resumed_with_more_budget(tmp_path):
+    path = tmp_path / "run.ckpt"
+    full = minimize(sphere, BOUNDS, budget=400, **KW)
+    first = minimize(sphere, BOUNDS, budget=200, checkpoint=path, **KW)
+    assert first.nfev == 200
+    resumed = minimize(sphere, BOUNDS, budget=400, checkpoint=path, **KW)
+    assert np.array_equal(resumed.x, full.x) and resumed.fun == full.fun and resumed.nfev == 400
+
+
+def test_checkpoint_of_another_problem_is_refused(tmp_path):
+    path = tmp_path / "run.ckpt"
+    minimize(sphere, BOUNDS, budget=60, checkpoint=path, **KW)
+    with pytest.raises(ValueError, match="another problem.*seed"):
+        minimize(sphere, BOUNDS, budget=60, checkpoint=path, population_size=20, seed=8)
+    with pytest.raises(ValueError, match="dimension"):
+        minimize(sphere, BOUNDS[:3], budget=60, checkpoint=path, **KW)
+    strategy, failures = load(path, _key_of(path))
+    assert strategy.evaluations == 60 and failures == []
+
+
+def _key_of(path):
+    import pickle
+
+    with open(path, "rb") as fh:
+        return pickle.load(fh)["key"]
+
+
+def test_checkpoint_every_seconds_validated(tmp_path):
+    with pytest.raises(ValueError, match="checkpoint_every"):
+        minimize(sphere, BOUNDS, budget=60, checkpoint=tmp_path / "c", checkpoint_every=-1, **KW)

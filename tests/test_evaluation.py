@@ -1,0 +1,81 @@
+import numpy as np
+import pytest
+
+from edamcc import minimize
+from edamcc.evaluation import EvaluationError, Failure, as_value, evaluate_batch, evaluate_rows
+
+
+def sphere(x):
+    return float(np.sum(x**2))
+
+
+def flaky(x):
+    if x[0] > 0.9:
+        raise RuntimeError("simulator diverged")
+    return float(np.sum(x**2))
+
+
+@pytest.mark.parametrize("bad", [None, "1.0", 1 + 2j, np.zeros(2), [1.0, 2.0], True])
+def test_bad_return_values_raise_type_error_naming_value_and_point(bad):
+    with pytest.raises(TypeError, match="at x=") as exc:
+        minimize(lambda x: bad, [(-1, 1)] * 2, budget=20, population_size=10, seed=0)
+    assert repr(bad)[:3] in str(exc.value)
+
+
+@pytest.mark.parametrize("good", [np.nan, np.inf, 3, np.float32(2.5), np.array(1.0), np.array([4.0])])
+def test_nan_inf_and_numeric_scalars_are_accepted(good):
+    assert isinstance(as_value(good, np.zeros(2)), float)
+
+
+def test_bad_value_raises_even_under_nan_policy():
+    with pytest.raises(TypeError):
+        minimize(lambda x: "1.0", [(-1, 1)] * 2, budget=20, population_size=10, seed=0, on_error="nan")
+
+
+def test_raise_policy_chains_the_objective_error_with_the_point():
+    with pytest.raises(EvaluationError, match=r"fun raised at x=\[") as exc:
+        minimize(flaky, [(-1, 1)] * 2, budget=200, population_size=20, seed=0)
+    assert isinstance(exc.value.__cause__, RuntimeError)
+    assert exc.value.x[0] > 0.9
+
+
+def test_nan_policy_records_failures_and_completes():
+    res = minimize(flaky, [(-1, 1)] * 2, budget=200, population_size=20, seed=0, on_error="nan")
+    assert res.nfev == 200 and res.failures
+    assert all(isinstance(f, Failure) and f.x[0] > 0.9 and "diverged" in f.error for f in res.failures)
+    assert res.fun < 0.1
+
+
+def test_unknown_policy_is_refused():
+    with pytest.raises(ValueError, match="on_error"):
+        minimize(sphere, [(-1, 1)] * 2, budget=20, on_error="ignore")
+
+
+def test_chunked_map_sends_one_task_per_chunk_and_keeps_order():
+    calls = []
+
+    def mapper(task, chunks):
+        calls.append(len(chunks))
+        return [task(c) for c in chunks]
+
+    x = np.arange(20.0).reshape(10, 2)
+    values, failures = evaluate_batch(sphere, x, mapper, 3, "raise")
+    assert calls == [3] and not failures
+    np.testing.assert_array_equal(values, np.sum(x**2, axis=1))
+
+
+def test_workers_int_matches_serial_and_checks_values():
+    a = minimize(sphere, [(-1, 1)] * 3, budget=300, population_size=20, seed=4)
+    b = minimize(sphere, [(-1, 1)] * 3, budget=300, population_size=20, seed=4, workers=2)
+    assert (a.fun, a.nfev) == (b.fun, b.nfev) and np.array_equal(a.x, b.x)
+    with pytest.raises(TypeError, match="at x="):
+        minimize(_returns_string, [(-1, 1)] * 2, budget=40, population_size=10, seed=0, workers=2)
+
+
+def _returns_string(x):
+    return "1.0"
+
+
+def test_evaluate_rows_nan_policy():
+    pairs = evaluate_rows(flaky, np.array([[0.0, 0.0], [1.0, 0.0]]), "nan")
+    assert pairs[0] == (0.0, None) and np.isnan(pairs[1][0]) and "RuntimeError" in pairs[1][1]
