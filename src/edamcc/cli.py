@@ -66,8 +66,7 @@ def _parser() -> argparse.ArgumentParser:
 
     solve = sub.add_parser(
         "solve", help="minimize one of the paper's test functions F1-F13", epilog=_SOLVE_EPILOG, formatter_class=_formatter,
-        usage="edamcc solve FUNCTION [options]", add_help=False,
-        description="Minimize FUNCTION (F1..F13, see 'edamcc functions'); report what WI learned.",
+        usage="edamcc solve FUNCTION [options]  (FUNCTION: see 'edamcc functions')", add_help=False,
     )  # fmt: skip
     solve.set_defaults(subparser=solve)
     solve.add_argument("-h", "--help", action="help", help=argparse.SUPPRESS)

@@ -224,11 +224,8 @@ class EDAMCCStrategy:
         return self._ledger.n_out
 
     def pending(self) -> NDArray[np.float64]:
-        """Candidates handed out but not yet told (a fresh array, in the order they were made).
-
-        A generation closes only when each of its rows is told: re-issue these to another
-        worker, or tell a lost one as NaN (a failed evaluation ranks worst).
-        """
+        """Candidates handed out, not yet told (a fresh array): a generation closes only when all
+        its rows are told, so re-issue these or tell a lost one as NaN (it ranks worst)."""
         return self._ledger.pending()
 
     # ------------------------------------------------------------------ ask / tell
@@ -304,10 +301,7 @@ class EDAMCCStrategy:
         self._close_ready_generations()
 
     def set_limits(self, *, budget: int | None, target: float | None) -> None:
-        """Replace the budget and the target (resuming a checkpoint with a larger budget).
-
-        The population size stays as it was resolved at construction.
-        """
+        """Replace the budget and the target (a resumed checkpoint); the population stays."""
         self._budget = check_budget(budget)
         self._target = check_target(target)
 
@@ -317,10 +311,8 @@ class EDAMCCStrategy:
 
     @property
     def stop_reason(self) -> str | None:
-        """Why :meth:`should_stop` is true (:func:`edamcc.stopping.stop_reason`), or None.
-
-        The self-adaptive variant restarts where the others stop (:mod:`edamcc.restarts`), so
-        only its budget and target end it."""
+        """Why :meth:`should_stop` is true, or None (:mod:`edamcc.stopping`); the self-adaptive
+        variant restarts instead (:mod:`edamcc.restarts`) until its restarts run out."""
         reason = self._run_stop_reason()
         if self._adaptation is not None and reason is not None and not reason.startswith(("budget", "target")):
             return self._stuck  # a stuck run restarts instead, up to MAX_RESTARTS times
@@ -389,7 +381,6 @@ class EDAMCCStrategy:
         repair(x, self._lower, self._upper, self._rules.repair)
         return x
 
-    # ------------------------------------------------------------------ internals
     def _note_best(self, x: NDArray[np.float64], f: NDArray[np.float64]) -> None:
         finite = np.isfinite(f)
         if finite.any():
