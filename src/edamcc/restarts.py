@@ -29,11 +29,8 @@ TOL_MULTIPLIER = 1e-10
 GROWTH = 2
 
 
-def restart_reason(model: Any, multiplier: float, lower: NDArray[np.float64], upper: NDArray[np.float64], stuck: str | None) -> str | None:
-    """Why the current run should restart, or None. ``stuck`` is the stopping criterion (no
-    progress, flat fitness, collapsed model) that holds for the current run, if any."""
-    if stuck is not None:
-        return stuck
+def restart_reason(model: Any, multiplier: float, lower: NDArray[np.float64], upper: NDArray[np.float64]) -> str | None:
+    """Why the current run should restart, or None."""
     if model.max_std <= TOL_STD * float(np.max(upper - lower)):
         return f"every standard deviation is below {TOL_STD:g} of the box"
     if multiplier < TOL_MULTIPLIER:

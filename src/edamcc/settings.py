@@ -194,8 +194,7 @@ class Settings:
         big_m = self.population_size
         if big_m is None:
             big_m = default_population_size(dimension, budget, adaptive=self.variant.adaptive)
-        m, m_corr = self.sizes(big_m)
-        return Resolved(self, dimension, big_m, m, m_corr, resolve_theta(self.theta, dimension, m_corr))
+        return self.resolve_population(dimension, big_m)
 
     def resolve_population(self, dimension: int, population_size: int) -> Resolved:
         """As :meth:`resolve`, for a population given by a restart rule."""

@@ -341,7 +341,7 @@ class EDAMCCStrategy:
     def _maybe_restart(self) -> None:
         """IPOP (:mod:`edamcc.restarts`): a fresh uniform run with twice the population."""
         collapsed = self._model.max_std == 0.0
-        reason = restart_reason(self._model, self._adaptation.multiplier, self._lower, self._upper, None)  # type: ignore[union-attr]
+        reason = restart_reason(self._model, self._adaptation.multiplier, self._lower, self._upper)  # type: ignore[union-attr]
         if reason is None or len(self._restarts) >= MAX_RESTARTS:
             self._stuck = reason if collapsed or reason is None else f"{reason}, after {MAX_RESTARTS} restarts"
             return
