@@ -61,8 +61,8 @@ from edamcc import (
     block_size,
     block_start,
     close_generation,
+    start_adaptation,
 )
-from edamcc.adaptation import Adaptation
 from edamcc.bounds import repair
 from edamcc.models import UniformModel
 from edamcc.settings import check_budget
@@ -333,7 +333,7 @@ class EDAMCCSampler(BaseSampler):
         adaptation = fit_before = None
         if rules.variant.adaptive and before is not None:  # variance scaling replayed from the trials
             _, closed_before, fit_before = before
-            adaptation = Adaptation() if closed_before is None else closed_before.adaptation
+            adaptation = start_adaptation(rules.variant) if closed_before is None else closed_before.adaptation
         return close_generation(elite_x, elite_f, rows, values, rules, rng, pair_counts=pair_counts,
                                 adaptation=adaptation, fit_before=fit_before)  # fmt: skip
 

@@ -418,17 +418,20 @@ def test_without_optuna_the_import_error_gives_an_install_hint_that_works_from_a
     assert "pip install optuna" in proc.stderr and "pip install '.[optuna]'" in proc.stderr
 
 
-def test_the_self_adaptive_variant_replays_its_variance_scaling_from_the_trials():
-    sampler = EDAMCCSampler(seed=2, variant="edamcc-adaptive")
+@pytest.mark.parametrize("variant", ["edamcc-adaptive", "edamcc-csa"])
+def test_the_self_adaptive_variants_replay_their_scale_from_the_trials(variant):
+    sampler = EDAMCCSampler(seed=2, variant=variant)
     study = run(sampler, n_trials=300)
     g = sampler.closed_generations(study)
     assert g >= 10
     model, closed = sampler.closed_generation(study, g)
     assert closed.adaptation is not None
-    other = EDAMCCSampler(seed=2, variant="edamcc-adaptive")
+    other = EDAMCCSampler(seed=2, variant=variant)
     model_again, closed_again = other.closed_generation(study, g)  # rebuilt from scratch, generation by generation
     assert closed_again.adaptation.multiplier == closed.adaptation.multiplier
+    assert getattr(closed_again.adaptation, "sigma", None) == getattr(closed.adaptation, "sigma", None)
     np.testing.assert_array_equal(model_again.mean, model.mean)
+    np.testing.assert_array_equal(model_again.stds(), model.stds())
     rand = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
     rand.optimize(objective, n_trials=300)
     assert study.best_value < rand.best_value / 10

@@ -8,7 +8,7 @@ builds from (:class:`Settings`), and the structure record that tells which varia
 each other.
 """
 
-from .generation import ClosedGeneration, block_of, block_size, block_start, close_generation
+from .generation import ClosedGeneration, block_of, block_size, block_start, close_generation, start_adaptation
 from .optimize import minimize
 from .settings import DEFAULT_VARIANT, PAPER_VARIANT, Resolved, Settings, default_population_size
 from .strategy import EDAMCCStrategy
@@ -33,5 +33,6 @@ __all__ = [
     "default_population_size",
     "get_variant",
     "minimize",
+    "start_adaptation",
 ]
 __version__ = "0.2.0"

@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from .adaptation import Adaptation
 from .models import fit_chain, fit_factorized, fit_univariate
 from .settings import Resolved
+from .step_size import StepSize, recombination_weights
 from .structure_learning import (
     Partition,
     correlation_matrix,
@@ -43,6 +44,13 @@ from .structure_learning import (
     stack_groups,
 )
 from .variants import Variant
+
+
+def start_adaptation(variant: Variant) -> Adaptation | StepSize | None:
+    """The scale control's state before a run's first generation (None: the paper's ML fit)."""
+    if not variant.adaptive:
+        return None
+    return StepSize() if variant.scale == "csa" else Adaptation()
 
 
 # ----------------------------------------------------------------------------- membership
@@ -96,8 +104,12 @@ def fit_generation(
     m_corr: int,
     rng: np.random.Generator,
     pair_counts: NDArray[np.integer] | None = None,
+    weights: NDArray[np.float64] | None = None,
 ) -> FittedGeneration:
     """Fit ``variant``'s model on ``selected`` (the best m rows, shape ``(m, n)``): Fig. 6, steps 2-3.
+
+    ``weights`` (best row first, summing to 1) weight the fit of the factorized models
+    (``edamcc-csa``); None: the paper's equal weights.
 
     Random draws, in this order: the m_corr rows for WI (without replacement: "duplicate
     samples cannot contribute to correlation estimation", Section III-C), then SM's random
@@ -107,7 +119,7 @@ def fit_generation(
     if variant.chain:
         return FittedGeneration(fit_chain(selected), None, [])
     if variant.grouping == "none":
-        return FittedGeneration(fit_univariate(selected), None, [])
+        return FittedGeneration(fit_univariate(selected), None, [])  # the paper's baselines: equal weights
     weak = np.zeros(n, dtype=bool)
     subset = selected
     if variant.identify_weak:
@@ -124,7 +136,7 @@ def fit_generation(
         clusters, leftover = greedy_partition(correlation_matrix(subset[:, strong]), theta, c)
         partition = stack_groups([strong[g] for g in clusters])
         weak[strong[leftover]] = True  # left over: "estimate a univariate model"
-    model = fit_factorized(selected, np.flatnonzero(weak), partition, variant.block_scaling)
+    model = fit_factorized(selected, np.flatnonzero(weak), partition, variant.block_scaling, weights)
     return FittedGeneration(model, found_weak if variant.identify_weak else None, partition)
 
 
@@ -160,7 +172,7 @@ def close_generation(
     rng: np.random.Generator,
     *,
     pair_counts: NDArray[np.integer] | None = None,
-    adaptation: Adaptation | None = None,
+    adaptation: Adaptation | StepSize | None = None,
     fit_before: Any = None,
 ) -> ClosedGeneration:
     """Close a generation: pool, elite, selection and model (Fig. 6, steps 1-3).
@@ -169,6 +181,8 @@ def close_generation(
     ``elite_x``/``elite_f`` the elite kept from the previous generations (None at first). The
     self-adaptive variant also passes its ``adaptation`` state and ``fit_before``, the
     maximum-likelihood model the block was sampled from (the uniform model at first).
+    ``edamcc-csa`` passes its :class:`~edamcc.step_size.StepSize`: it fits the block's rows
+    alone, rank-weighted, and keeps the elite only as the best point found.
     """
     if elite_x is not None:
         pool_x = np.concatenate([elite_x[None, :], rows])
@@ -179,15 +193,24 @@ def close_generation(
     if finite.any():
         best = int(np.argmin(np.where(finite, pool_f, np.inf)))  # the earliest of tied values
         elite_x, elite_f = pool_x[best].copy(), float(pool_f[best])
+    if isinstance(adaptation, StepSize):  # the step size reads the new rows' ranks: no elite in the fit
+        pool_x, pool_f = rows, values
     order = truncation_selection(pool_x, pool_f, rules.n_selected)
-    selected = fitted = None
+    selected = fitted = weights = None
     if order is not None:
         selected = pool_x[order]
+        if isinstance(adaptation, StepSize):
+            weights = recombination_weights(len(order))
         fitted = fit_generation(
-            selected, rules.variant, theta=rules.theta, c=rules.c, m_corr=rules.m_corr, rng=rng, pair_counts=pair_counts
-        )
+            selected, rules.variant, theta=rules.theta, c=rules.c, m_corr=rules.m_corr, rng=rng, pair_counts=pair_counts,
+            weights=weights,
+        )  # fmt: skip
     if adaptation is None:
         return ClosedGeneration(elite_x, elite_f, selected, fitted, None, None if fitted is None else fitted.model)
+    if isinstance(adaptation, StepSize):
+        mu_eff = 0.0 if weights is None else 1.0 / float(np.sum(weights**2))
+        stepped = adaptation.update(rows, values, fit_before, None if fitted is None else fitted.model, mu_eff)
+        return ClosedGeneration(elite_x, elite_f, selected, fitted, stepped, stepped.model)
     adapted = adaptation.update(rows, values, fit_before, None if fitted is None else fitted.model.mean)
     base = fit_before if fitted is None else fitted.model
     model = None if base is None or not hasattr(base, "scaled") else adapted.sampling_model(base)

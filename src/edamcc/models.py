@@ -139,6 +139,7 @@ def fit_factorized(
     weak: NDArray[np.intp],
     partition: Partition,
     scaling: str,
+    weights: NDArray[np.float64] | None = None,
 ) -> FactorizedGaussian:
     """Maximum-likelihood fit of Eq. (8) on the selected rows ``(m, n)``.
 
@@ -147,18 +148,27 @@ def fit_factorized(
     covariances (m <= c, as in the paper's 500D setting) safe where a Cholesky factor is not.
     With ``scaling="eeda"`` the smallest eigenvalue is then reset to the largest (EEDA, Wagner
     et al. 2004; Section III-C, "Model Complexity Control: WI + SM"). A group of one variable is a
-    univariate Gaussian under either scaling.
+    univariate Gaussian under either scaling. With ``weights`` (``(m,)``, summing to 1, best row
+    first) the estimates are weighted: mean sum_k w_k x_k, covariance sum_k w_k d_k d_k^T.
     """
     if scaling not in BLOCK_SCALINGS:
         raise ValueError(f"scaling: expected one of {BLOCK_SCALINGS}; got {scaling!r}")
     m = selected.shape[0]
-    mean = selected.mean(axis=0)
-    centered = selected - mean
-    weak_std = np.sqrt(np.einsum("ij,ij->j", centered[:, weak], centered[:, weak]) / m)
+    if weights is None:
+        mean = selected.mean(axis=0)
+        centered = selected - mean
+        weak_std = np.sqrt(np.einsum("ij,ij->j", centered[:, weak], centered[:, weak]) / m)
+    else:
+        mean = weights @ selected
+        centered = selected - mean
+        weak_std = np.sqrt(np.einsum("i,ij,ij->j", weights, centered[:, weak], centered[:, weak]))
     blocks = []
     for index in partition:
         d = centered[:, index].transpose(1, 0, 2)  # (G, m, s)
-        cov = d.transpose(0, 2, 1) @ d / m  # (G, s, s), ML estimate
+        if weights is None:
+            cov = d.transpose(0, 2, 1) @ d / m  # (G, s, s), ML estimate
+        else:
+            cov = (d * weights[None, :, None]).transpose(0, 2, 1) @ d
         eigval, eigvec = np.linalg.eigh(cov)  # ascending eigenvalues
         np.maximum(eigval, 0.0, out=eigval)
         if scaling == "eeda":

@@ -29,11 +29,11 @@ TOL_MULTIPLIER = 1e-10
 GROWTH = 2
 
 
-def restart_reason(model: Any, multiplier: float, lower: NDArray[np.float64], upper: NDArray[np.float64]) -> str | None:
+def restart_reason(model: Any, multiplier: float | None, lower: NDArray[np.float64], upper: NDArray[np.float64]) -> str | None:
     """Why the current run should restart, or None."""
     if model.max_std <= TOL_STD * float(np.max(upper - lower)):
         return f"every standard deviation is below {TOL_STD:g} of the box"
-    if multiplier < TOL_MULTIPLIER:
+    if multiplier is not None and multiplier < TOL_MULTIPLIER:
         return f"the variance multiplier fell below {TOL_MULTIPLIER:g}"
     return None
 

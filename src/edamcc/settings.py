@@ -50,8 +50,12 @@ def is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def default_population_size(dimension: int, budget: int | None = None, *, adaptive: bool = False) -> int:
+def default_population_size(dimension: int, budget: int | None = None, *, adaptive: bool = False, scale: str = "avs") -> int:
     """M when the user gives none: the one population rule of the package.
+
+    * ``edamcc-csa`` (``adaptive=True, scale="csa"``), which doubles it at each restart (IPOP):
+      CMA-ES's ``4 + 3 ln n`` (at least 10), whatever the budget: the step size, not the
+      population, keeps the model from collapsing, and the restarts grow it where needed.
 
     * The self-adaptive variant (``adaptive=True``), which doubles it at each restart (IPOP):
       ``max(4 + 3 ln n, min(10 sqrt(n), budget / (25 sqrt(n))))`` (at least 10): AMaLGaM's
@@ -64,6 +68,8 @@ def default_population_size(dimension: int, budget: int | None = None, *, adapti
       20, 200)``, 50 at n = 100 and 99 at n = 500, since such runs usually have far fewer than
       10,000 n evaluations and more generations of a smaller population use them better.
     """
+    if adaptive and scale == "csa":
+        return max(MIN_DEFAULT_POPULATION, int(4 + 3 * np.log(max(dimension, 1))))
     if adaptive:
         smallest = 4 + 3 * np.log(max(dimension, 1))  # CMA-ES's default population
         wanted = 10 * np.sqrt(dimension)  # AMaLGaM-Univariate's
@@ -144,7 +150,8 @@ class Settings:
                 raise ValueError(f"population_size: expected an integer >= 3 or None; got {self.population_size!r}")
             object.__setattr__(self, "population_size", int(self.population_size))
         if self.selection_ratio is None:
-            object.__setattr__(self, "selection_ratio", ADAPTIVE_SELECTION_RATIO if variant.adaptive else DEFAULT_SELECTION_RATIO)
+            adaptive_ratio = ADAPTIVE_SELECTION_RATIO if variant.scale == "avs" else DEFAULT_SELECTION_RATIO
+            object.__setattr__(self, "selection_ratio", adaptive_ratio if variant.adaptive else DEFAULT_SELECTION_RATIO)
         if not is_real(self.selection_ratio) or not 0.0 < self.selection_ratio <= 1.0:
             raise ValueError(f"selection_ratio: expected a number in (0, 1]; got {self.selection_ratio!r}")
         object.__setattr__(self, "selection_ratio", float(self.selection_ratio))
@@ -193,7 +200,7 @@ class Settings:
         """The concrete sizes for a problem of ``dimension`` variables and ``budget`` evaluations."""
         big_m = self.population_size
         if big_m is None:
-            big_m = default_population_size(dimension, budget, adaptive=self.variant.adaptive)
+            big_m = default_population_size(dimension, budget, adaptive=self.variant.adaptive, scale=self.variant.scale)
         return self.resolve_population(dimension, big_m)
 
     def resolve_population(self, dimension: int, population_size: int) -> Resolved:

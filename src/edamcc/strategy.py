@@ -21,9 +21,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .adaptation import Adaptation
 from .bounds import parse_bounds, repair
-from .generation import ClosedGeneration, close_generation
+from .generation import ClosedGeneration, close_generation, start_adaptation
 from .ledger import Ledger, as_batch
 from .models import UniformModel
 from .settings import DEFAULT_VARIANT, Settings, check_budget, check_seed, check_target, is_int
@@ -112,7 +111,7 @@ class EDAMCCStrategy:
         self._ledger = Ledger(n, self._rules.population_size)
         self._model: Any = UniformModel(self._lower, self._upper)  # what the open generation samples
         self._fit: Any = self._model  # the maximum-likelihood model behind it
-        self._adaptation = Adaptation() if variant.adaptive else None
+        self._adaptation = start_adaptation(variant)
         self._restarts: list[dict[str, Any]] = []
         self._generations_before = 0  # generations closed in the runs before the last restart
         self._stuck: str | None = None  # why the self-adaptive variant stops: restarts exhausted
@@ -170,8 +169,13 @@ class EDAMCCStrategy:
 
     @property
     def multiplier(self) -> float | None:
-        """The variance multiplier of the self-adaptive variant (None for the paper's variants)."""
+        """AMaLGaM's variance multiplier of ``edamcc-adaptive`` (None for the other variants)."""
         return None if self._adaptation is None else self._adaptation.multiplier
+
+    @property
+    def step_size(self) -> float | None:
+        """The step size sigma of ``edamcc-csa`` (None for the other variants, and before its first fit)."""
+        return getattr(self._adaptation, "sigma", None)
 
     @property
     def evaluations(self) -> int:
@@ -351,7 +355,7 @@ class EDAMCCStrategy:
         self._rules = self._rules.settings.resolve_population(self.dimension, big_m)
         self._ledger.restart(big_m)
         self._model = self._fit = UniformModel(self._lower, self._upper)
-        self._adaptation = Adaptation()
+        self._adaptation = start_adaptation(self.variant)
         self._elite_x, self._elite_f = None, np.inf
         self._progress.restart()
 

@@ -23,8 +23,11 @@ class Variant:
         block_scaling: ``"eeda"`` or ``"emna"`` for the multivariate groups.
         chain: MIMIC_c^G's chain model instead of groups.
         adaptive: beyond the paper, its "future work": WI's threshold calibrated to the noise
-            (``theta="auto"`` by default), adaptive variance scaling with anticipated mean
-            shift (:mod:`edamcc.adaptation`) and IPOP restarts (:mod:`edamcc.restarts`).
+            (``theta="auto"`` by default), a scale control and IPOP restarts (:mod:`edamcc.restarts`).
+        scale: how the adaptive variants scale the fitted model: ``"avs"``, AMaLGaM's adaptive
+            variance scaling with anticipated mean shift (:mod:`edamcc.adaptation`), or
+            ``"csa"``, rank-weighted fits with a remembered shape and a cumulative step size
+            (:mod:`edamcc.step_size`). Ignored by the paper's variants.
     """
 
     name: str
@@ -34,6 +37,7 @@ class Variant:
     block_scaling: str = "eeda"
     chain: bool = False
     adaptive: bool = False
+    scale: str = "avs"
 
 
 VARIANTS: dict[str, Variant] = {
@@ -47,6 +51,16 @@ VARIANTS: dict[str, Variant] = {
             True,
             "random",
             adaptive=True,
+        ),
+        Variant(
+            "edamcc-csa",
+            "self-adaptive EDA-MCC with a cumulative step size: WI with theta='auto', SM, rank-weighted fits "
+            "with a remembered shape, step-size adaptation (Hansen and Ostermeier 2001), IPOP restarts",
+            True,
+            "random",
+            "emna",
+            adaptive=True,
+            scale="csa",
         ),
         Variant(
             "edamcc-emna",

@@ -1,0 +1,126 @@
+"""edamcc.step_size: rank weights, whitening, the sampling model and the step size's behaviour."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from edamcc import EDAMCCStrategy, Settings
+from edamcc.models import fit_factorized
+from edamcc.step_size import StepSize, expected_norm, recombination_weights, sampling_model, whiten
+
+
+def test_recombination_weights_are_positive_decreasing_and_sum_to_one():
+    for mu in (2, 5, 8, 50):
+        w = recombination_weights(mu)
+        assert w.shape == (mu,)
+        assert np.all(w > 0) and np.all(np.diff(w) < 0)
+        assert w.sum() == pytest.approx(1.0)
+
+
+def test_expected_norm_matches_sampled_norms():
+    rng = np.random.default_rng(0)
+    for n in (2, 10, 100):
+        sampled = np.linalg.norm(rng.standard_normal((20000, n)), axis=1).mean()
+        assert expected_norm(n) == pytest.approx(sampled, rel=0.01)
+
+
+def _model(rng, n=7, shape=None):
+    shape = np.exp(rng.standard_normal(n)) if shape is None else shape
+    selected = rng.standard_normal((12, n)) @ rng.standard_normal((n, n))
+    partition = [np.array([[1, 4, 6]]), np.array([[2, 3], [0, 5]])]
+    fitted = fit_factorized(selected, np.array([], dtype=np.intp), partition, "emna", recombination_weights(12))
+    return fitted, sampling_model(fitted, 0.5, shape, mu_eff=6.0)
+
+
+def test_whiten_inverts_sampling():
+    rng = np.random.default_rng(1)
+    _, model = _model(rng)
+    x = model.sample(np.random.default_rng(2), 1)[0]
+    z = whiten(model, x - model.mean)
+    # rebuild the draw from z: mean + z @ factor per group
+    back = model.mean.copy()
+    for b in model.blocks:
+        back[b.index.ravel()] = (model.mean[b.index] + np.einsum("gi,gij->gj", z[b.index], b.factor)).ravel()
+    np.testing.assert_allclose(back, x, rtol=1e-10, atol=1e-12)
+
+
+def test_sampling_model_has_the_scaled_variances_and_shrunk_correlations():
+    rng = np.random.default_rng(3)
+    n = 7
+    shape = np.exp(rng.standard_normal(n))
+    fitted, model = _model(rng, n, shape)
+    np.testing.assert_allclose(model.stds(), 0.5 * np.sqrt(shape), rtol=1e-12)
+    for fb, mb in zip(fitted.blocks, model.blocks):
+        fit_cov = fb.factor.transpose(0, 2, 1) @ fb.factor
+        cov = mb.factor.transpose(0, 2, 1) @ mb.factor
+        s = np.sqrt(np.einsum("gii->gi", cov))
+        corr = cov / s[:, :, None] / s[:, None, :]
+        fs = np.sqrt(np.einsum("gii->gi", fit_cov))
+        fit_corr = fit_cov / fs[:, :, None] / fs[:, None, :]
+        size = fb.index.shape[1]
+        alpha = size / (size + 6.0)
+        np.testing.assert_allclose(corr, (1 - alpha) * fit_corr + alpha * np.eye(size), atol=1e-12)
+
+
+def _run(f, n, generations, seed=0, repair="clip"):
+    es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * n, variant="edamcc-csa", seed=seed, record_structure=False, repair=repair)
+    sigmas = []
+    for _ in range(generations):
+        x = es.ask()
+        es.tell(x, f(x))
+        sigmas.append(es.step_size)
+    return es, sigmas
+
+
+def test_the_step_size_grows_on_a_linear_slope():
+    # f = x_0 with samples free to leave the box: every step goes the same way
+    es, sigmas = _run(lambda x: x[:, 0], 10, 40, repair="none")
+    assert sigmas[10] is not None
+    assert sigmas[-1] > 3 * sigmas[10]
+    assert es.restarts == []
+
+
+def test_the_step_size_shrinks_as_the_sphere_converges():
+    es, sigmas = _run(lambda x: np.sum(x**2, axis=1), 10, 250)
+    assert es.best_f < 1e-8
+    assert sigmas[-1] < 1e-3 * sigmas[5]
+
+
+def test_the_shape_learns_a_separable_ellipsoid():
+    n = 6
+    scales = 10.0 ** np.arange(n)  # curvatures 1 ... 1e10: ideal D_i proportional to 1 / sqrt(curvature)
+    es, _ = _run(lambda x: np.sum(scales * x**2, axis=1), n, 400)
+    stds = es.model.stds()
+    ratios = stds[:-1] / stds[1:]  # ideal: sqrt(10) = 3.16 between neighbours
+    assert np.all(ratios > 1.5) and np.all(ratios < 7.0), ratios
+    assert es.best_f < 1e-6
+
+
+def test_a_csa_run_resumes_bit_identically_after_pickle():
+    def sphere(x):
+        return np.sum(x**2, axis=1)
+
+    es, _ = _run(sphere, 5, 6)
+    twin = pickle.loads(pickle.dumps(es))
+    for _ in range(5):
+        a, b = es.ask(), twin.ask()
+        np.testing.assert_array_equal(a, b)
+        es.tell(a, sphere(a))
+        twin.tell(b, sphere(b))
+    assert es.step_size == twin.step_size
+
+
+def test_csa_defaults_follow_the_one_population_rule():
+    rules = Settings(variant="edamcc-csa").resolve(100, budget=10_000)
+    assert rules.population_size == int(4 + 3 * np.log(100))
+    assert rules.n_selected == rules.population_size // 2
+    assert Settings(variant="edamcc-csa").theta == "auto"
+
+
+def test_nothing_fitted_keeps_the_state():
+    state = StepSize()
+    after = state.update(np.zeros((2, 3)), np.array([np.nan, np.nan]), None, None, 0.0)
+    assert after.model is None and after.sigma is None
