@@ -182,6 +182,7 @@ class EDAMCC(base.ConfiguredOptimizer):
 REGISTERED = {
     "EDAMCC": DEFAULT_VARIANT,
     "EDAMCC-Paper": "edamcc",
+    "EDAMCC-CSA": "edamcc-csa",
     "EDAMCC-EMNA": "edamcc-emna",
     "EDAMCC-GC": "edamcc-gc",
     "EDAMCC-WIOnly": "wi-only",

@@ -26,7 +26,7 @@ from common import FUNCTIONS, RESULTS, ZERO, load_runs, paper_budget, run_jobs, 
 from edamcc import minimize
 from edamcc.benchmark_functions import get_function
 
-ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-default", "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma",
+ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-default", "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma",
               "ng-emna", "ng-ngopt", "rpeda"]
 EXPENSIVE_AT_500 = {"eeda", "emna-global", "cma"}  # O(n^2) per sample or O(n^3) per generation
 
@@ -40,8 +40,8 @@ def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dic
     f = get_function(fname, dim)
     lo, hi = f.lower, f.upper
     t = time.perf_counter()
-    if algorithm in ("edamcc-adaptive", "edamcc-default"):  # the self-adaptive variant; the package's defaults
-        options = {"variant": "edamcc-adaptive"} if algorithm == "edamcc-adaptive" else {}
+    if algorithm in ("edamcc-adaptive", "edamcc-csa", "edamcc-default"):  # the self-adaptive variants; the package's defaults
+        options = {} if algorithm == "edamcc-default" else {"variant": algorithm}
         best = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, record_pairs=False, **options).fun
     elif algorithm in ("edamcc", "umdac", "eeda", "emna-global", "mimic"):
         m = 200 if algorithm == "edamcc" else 2000 if dim >= 500 or algorithm in ("umdac", "mimic") else 1000

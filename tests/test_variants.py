@@ -6,13 +6,15 @@ from edamcc import VARIANTS, Variant, get_variant
 
 
 def test_every_variant_is_one_answer_to_the_three_questions():
-    assert set(VARIANTS) == {"edamcc", "edamcc-adaptive", "edamcc-emna", "edamcc-gc", "wi-only", "sm-only", "umdac", "emna-global", "eeda", "mimic"}
+    assert set(VARIANTS) == {"edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-emna", "edamcc-gc", "wi-only", "sm-only", "umdac", "emna-global", "eeda", "mimic"}
     assert get_variant("edamcc") == Variant("edamcc", VARIANTS["edamcc"].description, True, "random", "eeda")
     assert (get_variant("umdac").identify_weak, get_variant("umdac").grouping) == (False, "none")
     assert get_variant("mimic").chain and get_variant("emna-global").block_scaling == "emna"
     for v in VARIANTS.values():
         assert v.grouping in ("random", "greedy", "single", "none") and v.block_scaling in ("eeda", "emna")
+        assert v.scale in ("avs", "csa")
         assert "Table" in v.description or "Fig." in v.description or "et al." in v.description
+    assert get_variant("edamcc-csa").adaptive and get_variant("edamcc-csa").scale == "csa"
 
 
 def test_lookup_is_forgiving_about_case_and_separators_and_strict_about_names():

@@ -69,6 +69,15 @@ def edamcc_default(problem, lower, upper, budget, seed):
                     callback=_stop_on_target(problem))
 
 
+@register("edamcc-csa", "edamcc", "edamcc.minimize, variant edamcc-csa (cumulative step size), its defaults otherwise")
+def edamcc_csa(problem, lower, upper, budget, seed):
+    import edamcc
+
+    problem.strict = False
+    edamcc.minimize(problem, list(zip(lower, upper)), budget=budget, seed=seed, vectorized=True,
+                    callback=_stop_on_target(problem), variant="edamcc-csa")
+
+
 def _cma_options(budget: int, seed: int, diagonal: bool) -> dict:
     return {"CMA_diagonal": diagonal, "maxfevals": budget, "seed": seed, "verbose": -9}
 

@@ -54,8 +54,8 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "edamcc-csa",
-            "self-adaptive EDA-MCC with a cumulative step size: WI with theta='auto', SM, rank-weighted fits "
-            "with a remembered shape, step-size adaptation (Hansen and Ostermeier 2001), IPOP restarts",
+            "self-adaptive EDA-MCC with a cumulative step size: WI with theta='auto' and SM as in Fig. 6, rank-weighted "
+            "fits with a remembered shape, step-size adaptation (Hansen and Ostermeier 2001), IPOP restarts",
             True,
             "random",
             "emna",
