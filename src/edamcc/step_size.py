@@ -109,10 +109,6 @@ class StepSize:
         shape = shape / np.mean(shape)
         return StepSize(sigma, path, shape, sampling_model(fitted, sigma, shape, mu_eff), best)
 
-    def sampling_model(self, fitted: Any) -> Any:
-        """The model to sample from (None: keep the current one)."""
-        return self.model
-
 
 def sampling_model(fitted: FactorizedGaussian, sigma: float, shape: NDArray[np.float64], mu_eff: float) -> FactorizedGaussian:
     """``fitted``'s mean and group correlations with the variances sigma^2 D_i^2."""

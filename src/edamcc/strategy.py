@@ -53,14 +53,12 @@ class EDAMCCStrategy:
         population_size, selection_ratio, m_corr, theta, c, variant, repair: the algorithm's
             parameters, defaults and checks as in :class:`edamcc.Settings` (default: the
             self-adaptive ``"edamcc-adaptive"``; the paper's ``variant="edamcc"`` with M = 200,
-            tau = 0.5, m_corr = 100, theta = 0.3, c = 20; samples outside the box
-            are clipped). ``population_size=None`` follows the budget
-            (:func:`edamcc.default_population_size`).
+            tau = 0.5, m_corr = 100, theta = 0.3, c = 20; samples outside the box are clipped).
+            ``population_size=None`` follows the budget (:func:`edamcc.default_population_size`).
         seed: an int, a :class:`numpy.random.SeedSequence`, a :class:`numpy.random.Generator`
             (used as is, not copied) or ``None``.
         budget: optional number of evaluations; :meth:`ask` and :meth:`ask_extra` never hand
-            out more candidates than it leaves, and :meth:`should_stop` turns true when it is
-            spent.
+            out more candidates than it leaves, and :meth:`should_stop` turns true when it is spent.
         target: optional value; :meth:`should_stop` turns true once ``best_f <= target``.
         record_structure: keep the per-generation structure record (:attr:`structure`).
         record_pairs: count dependent pairs in an ``(n, n)`` array; ``"auto"`` means
@@ -174,7 +172,7 @@ class EDAMCCStrategy:
 
     @property
     def step_size(self) -> float | None:
-        """The step size sigma of ``edamcc-csa`` (None for the other variants, and before its first fit)."""
+        """``edamcc-csa``'s step size sigma (None for other variants and before its first fit)."""
         return getattr(self._adaptation, "sigma", None)
 
     @property
