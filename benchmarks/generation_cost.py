@@ -3,7 +3,10 @@
     python benchmarks/generation_cost.py                   # n = 100 ... 10000, all goals
     python benchmarks/generation_cost.py --dims 1000 --algorithms edamcc eeda
 
-Settings: M = 200, m = 100, m_corr = 100, c = 100, theta = 0.3 (the paper's 500D settings).
+Settings: M = 200, m = 100, m_corr = 100, c = 100, theta = 0.3 (the paper's 500D settings); the
+self-adaptive variants (``--algorithms edamcc-adaptive edamcc-csa``) keep their own selection
+ratio, m_corr and theta = "auto", with M = 200 and c = 100, and are timed against the same
+kernels on their own m, m_corr and |S|.
 Each (algorithm, n) runs in its own process; time is the median over generations, peak memory
 is tracemalloc's peak of what the strategy allocates during two further generations (traced
 apart from the timed ones, since tracing slows every allocation).
@@ -31,13 +34,15 @@ import numpy as np
 
 from common import RESULTS, pyplot
 from edamcc import EDAMCCStrategy
+from edamcc.variants import VARIANTS
 
 M, M_CORR, C = 200, 100, 100
 
 
 def measure(algorithm: str, n: int, generations: int) -> dict:
     rng = np.random.default_rng(0)
-    es = EDAMCCStrategy(bounds=[(-100.0, 100.0)] * n, population_size=M, m_corr=M_CORR, c=C, variant=algorithm,
+    m_corr = None if VARIANTS[algorithm].adaptive else M_CORR  # the adaptive variants: their own m and m_corr
+    es = EDAMCCStrategy(bounds=[(-100.0, 100.0)] * n, population_size=M, m_corr=m_corr, c=C, variant=algorithm,
                         seed=1, record_pairs=False)  # fmt: skip
     # warm up: two generations on a sphere so the model is a fitted Gaussian, not the uniform start
     for _ in range(2):
@@ -51,10 +56,10 @@ def measure(algorithm: str, n: int, generations: int) -> dict:
         es.tell(x, f)  # closes the generation: select, WI, SM, fit, sample the next one
         x = es.ask()
         times.append(time.perf_counter() - t)
-        if algorithm == "edamcc":
+        if with_kernels(algorithm):
             # right after the generation it is compared with, on that generation's |S|, so
             # that drifts in machine speed touch both alike
-            kernel_runs.append(kernels(n, int(es.strong_variables.size), rng))
+            kernel_runs.append(kernels(n, int(es.strong_variables.size), rng, es.n_selected, es.m_corr))
     # Peak memory in separate generations: tracemalloc hooks every allocation, which would
     # inflate the times above (by 30-50% at n = 500).
     tracemalloc.start()
@@ -72,17 +77,23 @@ def measure(algorithm: str, n: int, generations: int) -> dict:
     return out
 
 
+def with_kernels(algorithm: str) -> bool:
+    """WI + random SM (EDA-MCC and its self-adaptive variants): timed against the raw kernels."""
+    v = VARIANTS.get(algorithm)
+    return v is not None and v.identify_weak and v.grouping == "random"
+
+
 def _timed(fn) -> float:
     t = time.perf_counter()
     fn()
     return time.perf_counter() - t
 
 
-def kernels(n: int, n_strong: int, rng: np.random.Generator) -> dict:
+def kernels(n: int, n_strong: int, rng: np.random.Generator, m: int = M // 2, m_corr: int = M_CORR) -> dict:
     """One call of each unavoidable numerical kernel of an EDA-MCC generation with |S| = n_strong,
-    timed: the same partition as SM's (floor(|S|/c) groups of c, plus one of the remainder)."""
-    m = M // 2
-    z = rng.standard_normal((M_CORR, n))
+    m selected rows and m_corr rows for WI, timed: the same partition as SM's (floor(|S|/c) groups
+    of c, plus one of the remainder)."""
+    z = rng.standard_normal((m_corr, n))
 
     def corr_kernel():
         c = z.T @ z
@@ -144,6 +155,15 @@ def main() -> None:
         speedup = "–" if ee is None else f"{ee['seconds'] / e['seconds']:.1f}x"
         print(f"| {n} | {e['seconds'] * 1e3:.1f} | {e['kernels'] * 1e3:.1f} | {e['seconds'] / e['kernels']:.2f} | "
               f"{e['n_strong']} | {e['peak_mib']:.0f} | {umda_ms} | {eeda_ms} | {speedup} |")
+    others = [a for a in args.algorithms if a != "edamcc" and with_kernels(a)]
+    if others:
+        print("\n| n | variant | ms/gen | raw kernels ms | ratio | #strong | peak MiB |\n|---|---|---|---|---|---|---|")
+        for n in args.dims:
+            for a in others:
+                r = by.get((a, n))
+                if r is not None:
+                    print(f"| {n} | {a} | {r['seconds'] * 1e3:.1f} | {r['kernels'] * 1e3:.1f} | {r['seconds'] / r['kernels']:.2f} | "
+                          f"{r['n_strong']} | {r['peak_mib']:.0f} |")
     try:
         plt = pyplot()
         fig, ax = plt.subplots(figsize=(5, 3.5))

@@ -51,6 +51,10 @@ def test_every_optimizer_writes_coco_data_that_cocopp_reads(tmp_path):
     assert all(name in table for name in NAMES)
     assert set(summary["dims"]["20"]["optimizers"]) == set(NAMES)
     assert set(summary["versions"]) >= {"edamcc", "cma", "coco-experiment"}
+    assert "ECDF area" in table
+    for name in NAMES:  # f1 at 20-D: every optimizer hits some of the 51 targets within 100 n
+        ecdf = summary["dims"]["20"]["optimizers"][name]["ecdf_100n"]
+        assert 0 < ecdf["solved"] <= 1 and 0 < ecdf["area"] <= ecdf["solved"], name
 
 
 def test_seeds_are_fixed_per_function_and_instance():

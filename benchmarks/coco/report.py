@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from . import optimizers
+from .ecdf import TARGETS, ecdf_summary, hitting_evaluations
 
 FINAL_TARGET = 1e-8
 FUNCTIONS = {1: "Sphere", 2: "Ellipsoid sep.", 3: "Rastrigin sep.", 4: "Skew Rastrigin-Bueche", 5: "Linear slope",
@@ -46,6 +47,7 @@ def load(root: Path) -> tuple[dict, list[dict]]:
     for m in markers:
         evals, best = best_precision(root / m["data_folder"])
         m["precision"] = {str(f): precision_at(evals, best, f * m["dim"]) for f in budget_factors(info)}
+        m["hits"] = hitting_evaluations(evals, best)
     return info, markers
 
 
@@ -65,6 +67,15 @@ def medians(markers: list[dict], dim: int, factor: int) -> dict[str, dict[int, t
         if m["dim"] == dim:
             cells.setdefault(m["optimizer"], {}).setdefault(m["function"], []).append(m["precision"][str(factor)])
     return {o: {f: (float(np.median(v)), len(v)) for f, v in fs.items()} for o, fs in cells.items()}
+
+
+def ecdf_rows(markers: list[dict], dim: int, factor: int) -> dict[str, tuple[float, float, int]]:
+    """optimizer -> (ECDF value at factor x n, normalized ECDF area, #runs) over all its runs at ``dim``."""
+    runs: dict[str, list[np.ndarray]] = {}
+    for m in markers:
+        if m["dim"] == dim:
+            runs.setdefault(m["optimizer"], []).append(m["hits"])
+    return {o: (*ecdf_summary(np.stack(h), dim, factor), len(h)) for o, h in runs.items()}
 
 
 def compare(a: dict[int, tuple[float, int]], b: dict[int, tuple[float, int]]) -> tuple[int, int, int]:
@@ -138,8 +149,16 @@ def tables(root: Path) -> tuple[str, dict]:
                 counts = compare(med[a], med[b])
                 pairs[f"{a} vs {b}"] = counts
                 lines.append(f"| {a} vs {b} | {counts[0]} | {counts[1]} | {counts[2]} |")
+            ecdf = ecdf_rows(markers, dim, factor)
+            lines += ["", f"Aggregated runtime ECDF over all functions run ({len(TARGETS)} targets 1e2 ... 1e-8 per run, "
+                      f"no simulated restarts; area over log10(evaluations / n) from 0 to {np.log10(factor):g}, "
+                      "normalized; see `ecdf.py`):", "",
+                      f"| optimizer | runs | solved at {factor} n | ECDF area |", "|---|---|---|---|"]
+            lines += [f"| {n} | {ecdf[n][2]} | {ecdf[n][0]:.3f} | {ecdf[n][1]:.3f} |" for n in cols]
             lines.append("")
             for name in cols:
+                dim_summary["optimizers"][name][f"ecdf_{factor}n"] = {"solved": round(ecdf[name][0], 4),
+                                                                      "area": round(ecdf[name][1], 4)}
                 dim_summary["optimizers"][name][f"median_precision_{factor}n"] = {
                     str(f): v for f, (v, _) in sorted(med[name].items())}
         lines += [f"CPU time per evaluation at {dim}-D (process time of the optimizer loop, COCO's evaluation and "
@@ -227,6 +246,10 @@ def overview(results: Path) -> str:
                     cells = ["{}/{}/{}".format(*pairs[f"{us} vs {p}"]) for p in peers]
                     lines.append(f"| {us} | " + " | ".join(cells) + " |")
                 cpu = [f"{p} {d['optimizers'][p]['median_cpu_us_per_evaluation']:.1f}" for p in ordered(d["optimizers"])]
+                areas = [f"{p} {d['optimizers'][p][f'ecdf_{factor}n']['area']:.3f}" for p in ordered(d["optimizers"])
+                         if f"ecdf_{factor}n" in d["optimizers"][p]]
+                if areas:
+                    lines += ["", "Aggregated ECDF area (51 targets, normalized): " + ", ".join(areas) + "."]
                 lines += ["", "Median CPU µs per evaluation: " + ", ".join(cpu) + ".", ""]
     text = "\n".join(lines)
     (results / "overview.md").write_text(text)
