@@ -31,8 +31,8 @@ import tracemalloc
 from pathlib import Path
 
 import numpy as np
-
 from common import RESULTS, pyplot
+
 from edamcc import EDAMCCStrategy
 from edamcc.variants import VARIANTS
 
