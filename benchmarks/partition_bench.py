@@ -204,10 +204,10 @@ def main() -> None:
         (out / "runs").mkdir(parents=True, exist_ok=True)
         jobs = [(alg, b, args.dim, args.budget_factor * args.dim, seed)
                 for b in args.blocks for alg in args.algorithms for seed in range(args.runs)]  # fmt: skip
-        path = lambda j: out / "runs" / f"{j[0]}__BlockEllipsoid{j[1]}__{j[2]}__b{j[3]}__s{j[4]}.json"  # noqa: E731
+        path = lambda j: out / "runs" / f"{j[0]}__BlockEllipsoid{j[1]}__{j[2]}__b{j[3]}__s{j[4]}.json"
         todo = [j for j in jobs if not path(j).exists()]
         print(f"{len(jobs)} runs, {len(todo)} to do", flush=True)
-        line = lambda j, r: f"{j[0]} BlockEllipsoid{j[1]}: error {r['error']:.3e} ({r['wall_seconds']:.0f} s)"  # noqa: E731
+        line = lambda j, r: f"{j[0]} BlockEllipsoid{j[1]}: error {r['error']:.3e} ({r['wall_seconds']:.0f} s)"
         run_jobs(todo, run_job, path, args.workers, line)
     write_report(REPORT, report(out))
 

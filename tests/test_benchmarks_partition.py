@@ -30,10 +30,12 @@ def test_report_compares_each_learned_configuration_with_its_default_twin(tmp_pa
     runs.mkdir()
     cells = {("edamcc-adaptive", "F1"): [1.0] * 5, ("edamcc-adaptive-learned", "F1"): [0.1] * 5,
              ("edamcc-adaptive", "F2"): [0.0] * 5, ("edamcc-adaptive-learned", "F2"): [1e-13] * 5,
-             ("edamcc-adaptive", "BlockEllipsoid5"): [1.0, 2, 3, 4, 5], ("edamcc-adaptive-learned", "BlockEllipsoid5"): [2.0, 3, 4, 5, 6]}  # fmt: skip
+             ("edamcc-adaptive", "BlockEllipsoid5"): [1.0, 2, 3, 4, 5],
+             ("edamcc-adaptive-learned", "BlockEllipsoid5"): [2.0, 3, 4, 5, 6]}  # fmt: skip
     for (alg, fname), errors in cells.items():
         for seed, e in enumerate(errors):
-            run = {"algorithm": alg, "function": fname, "dim": 100, "budget": 100_000, "seed": seed, "error": e, "wall_seconds": 1.0}
+            run = {"algorithm": alg, "function": fname, "dim": 100, "budget": 100_000, "seed": seed, "error": e,
+                   "wall_seconds": 1.0}  # fmt: skip
             if fname.startswith("BlockEllipsoid"):
                 run |= {"mean_strong": 10.0 + seed, "grouped_pairs_inside_blocks": 0.5, "block_pairs_grouped": 0.25}
             (runs / f"{alg}__{fname}__100__b100000__s{seed}.json").write_text(json.dumps(run))

@@ -74,7 +74,7 @@ def test_learned_partition_groups_the_strong_variables_by_their_dependencies():
         cov[b, b] = 1.0
     selected = rng.multivariate_normal(np.zeros(n), cov, size=60)
     variant = get_variant("edamcc-adaptive")
-    kw = dict(theta=0.5, c=3, m_corr=60)
+    kw = {"theta": 0.5, "c": 3, "m_corr": 60}
     learned = fit_generation(selected, variant, rng=np.random.default_rng(1), partition="learned", **kw)
     randomly = fit_generation(selected, variant, rng=np.random.default_rng(1), **kw)
     np.testing.assert_array_equal(learned.weak, randomly.weak)  # WI's draw and decision come first, unchanged

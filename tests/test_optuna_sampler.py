@@ -439,7 +439,7 @@ def test_the_self_adaptive_variants_replay_their_scale_from_the_trials(variant):
 
 @pytest.mark.parametrize("partition", ["random", "learned"])
 def test_the_partition_option_reaches_every_replayed_fit(partition, monkeypatch):
-    import edamcc.generation as generation
+    from edamcc import generation
 
     calls = []
     learned = generation.learned_partition

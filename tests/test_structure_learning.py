@@ -1,8 +1,7 @@
-"""WI, SM and SM-GC (edamcc.structure_learning) against direct computations."""
+"""WI, SM, SM-GC and the learned partition (edamcc.structure_learning) against direct computations."""
 
 import numpy as np
 
-from edamcc.wi_threshold import auto_theta
 from edamcc.structure_learning import (
     correlation_matrix,
     greedy_partition,
@@ -11,6 +10,7 @@ from edamcc.structure_learning import (
     random_partition,
     stack_groups,
 )
+from edamcc.wi_threshold import auto_theta
 
 
 def test_max_abs_correlation_equals_numpy_corrcoef_for_every_block_size(monkeypatch):
