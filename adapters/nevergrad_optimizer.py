@@ -88,10 +88,11 @@ class _EDAMCC(base.Optimizer):
         c: int = Settings.c,
         variant: str = DEFAULT_VARIANT,
         repair: str = Settings.repair,
+        partition: str = Settings.partition,
     ) -> None:
         super().__init__(parametrization, budget=budget, num_workers=num_workers)
         # The package's checks and its one population rule (a bad option raises here).
-        settings = Settings(population_size, selection_ratio, m_corr, theta, c, variant, repair)
+        settings = Settings(population_size, selection_ratio, m_corr, theta, c, variant, repair, partition)
         lower, upper, bounded = standardized_box(self.parametrization)
         self._all_bounded = bool(bounded.all())
         lower = np.where(bounded, lower, -UNBOUNDED_INIT)
@@ -158,7 +159,7 @@ class EDAMCC(base.ConfiguredOptimizer):
 
     Parameters
     ----------
-    population_size, selection_ratio, m_corr, theta, c, variant, repair:
+    population_size, selection_ratio, m_corr, theta, c, variant, repair, partition:
         as in :class:`edamcc.Settings`; ``population_size=None`` follows the budget through
         :func:`edamcc.default_population_size` (``clip(budget // 30, 10, 200)``; 200, the
         paper's, without a budget). ``repair`` applies to a fully bounded space.
@@ -174,6 +175,7 @@ class EDAMCC(base.ConfiguredOptimizer):
         c: int = Settings.c,
         variant: str = DEFAULT_VARIANT,
         repair: str = Settings.repair,
+        partition: str = Settings.partition,
     ) -> None:
         super().__init__(_EDAMCC, locals())
 

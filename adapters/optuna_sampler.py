@@ -95,7 +95,7 @@ class EDAMCCSampler(BaseSampler):
     """EDA-MCC over the float and int parameters of a study (relative sampling).
 
     Args:
-        population_size, selection_ratio, m_corr, theta, c, variant, repair: as in
+        population_size, selection_ratio, m_corr, theta, c, variant, repair, partition: as in
             :class:`edamcc.Settings` (``repair="none"`` is refused: an Optuna box is always
             bounded).
         budget: the number of trials you plan (optional): with ``population_size=None`` the
@@ -120,11 +120,12 @@ class EDAMCCSampler(BaseSampler):
         c: int = Settings.c,
         variant: str = DEFAULT_VARIANT,
         repair: str = Settings.repair,
+        partition: str = Settings.partition,
         budget: int | None = None,
         seed: int | None = None,
         independent_sampler: BaseSampler | None = None,
     ) -> None:
-        self._settings = Settings(population_size, selection_ratio, m_corr, theta, c, variant, repair)
+        self._settings = Settings(population_size, selection_ratio, m_corr, theta, c, variant, repair, partition)
         if repair == "none":
             raise ValueError("repair: expected 'clip' or 'reflect' (an Optuna box is always bounded); got 'none'")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):

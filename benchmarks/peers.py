@@ -5,7 +5,8 @@
 
 Algorithms: our EDA-MCC and UMDAc/EEDA/EMNA_global/MIMIC variants (the paper's settings), the
 self-adaptive EDA-MCC (``edamcc-adaptive``) and whatever ``minimize`` does by default
-(``edamcc-default``),
+(``edamcc-default``), the self-adaptive variants with learned groups (``edamcc-adaptive-learned``,
+``edamcc-csa-learned``: ``partition="learned"``),
 pycma's sep-CMA-ES (``CMA_diagonal``, lambda = 4 + floor(3 ln n), sigma = a third of the range,
 start at the centre, as in the paper) and full CMA-ES (100D only: its O(n^2) update per
 sample is not affordable at 500D in this time), Nevergrad's EMNA and NGOpt, and pypop7's
@@ -26,8 +27,10 @@ from common import FUNCTIONS, RESULTS, ZERO, load_runs, paper_budget, run_jobs, 
 from edamcc import minimize
 from edamcc.benchmark_functions import get_function
 
-ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-default", "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma",
-              "ng-emna", "ng-ngopt", "rpeda"]
+ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-adaptive-learned", "edamcc-csa-learned", "edamcc-default",
+              "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma", "ng-emna", "ng-ngopt", "rpeda"]
+# The self-adaptive variants with SM's groups learned from |corr| (partition="learned") instead of random.
+LEARNED = {"edamcc-adaptive-learned": "edamcc-adaptive", "edamcc-csa-learned": "edamcc-csa"}
 EXPENSIVE_AT_500 = {"eeda", "emna-global", "cma"}  # O(n^2) per sample or O(n^3) per generation
 
 
@@ -40,8 +43,10 @@ def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dic
     f = get_function(fname, dim)
     lo, hi = f.lower, f.upper
     t = time.perf_counter()
-    if algorithm in ("edamcc-adaptive", "edamcc-csa", "edamcc-default"):  # the self-adaptive variants; the package's defaults
+    if algorithm in ("edamcc-adaptive", "edamcc-csa", "edamcc-default", *LEARNED):  # the self-adaptive variants, the default
         options = {} if algorithm == "edamcc-default" else {"variant": algorithm}
+        if algorithm in LEARNED:
+            options = {"variant": LEARNED[algorithm], "partition": "learned"}
         best = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, record_pairs=False, **options).fun
     elif algorithm in ("edamcc", "umdac", "eeda", "emna-global", "mimic"):
         m = 200 if algorithm == "edamcc" else 2000 if dim >= 500 or algorithm in ("umdac", "mimic") else 1000

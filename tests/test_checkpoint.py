@@ -50,6 +50,26 @@ def test_checkpoint_of_another_problem_is_refused(tmp_path):
     assert strategy.evaluations == 60 and failures == []
 
 
+def test_learned_partition_resumes_bit_identical_and_is_part_of_the_fingerprint(tmp_path):
+    path = tmp_path / "run.ckpt"
+    kw = dict(KW, variant="edamcc-adaptive", partition="learned")
+    bounds = [(-2.0, 2.0)] * 8
+    full = minimize(sphere, bounds, budget=600, **kw)
+    assert not np.array_equal(full.x, minimize(sphere, bounds, budget=600, **dict(kw, partition="random")).x)
+
+    def interrupt(r):
+        if r.nit == 8:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        minimize(sphere, bounds, budget=600, checkpoint=path, callback=interrupt, **kw)
+    assert load(path, _key_of(path))[0].settings.partition == "learned"
+    resumed = minimize(sphere, bounds, budget=600, checkpoint=path, **kw)
+    assert np.array_equal(resumed.x, full.x) and resumed.fun == full.fun and resumed.nfev == full.nfev
+    with pytest.raises(ValueError, match="another problem.*options"):
+        minimize(sphere, bounds, budget=600, checkpoint=path, **dict(kw, partition="random"))
+
+
 def _key_of(path):
     import pickle
 

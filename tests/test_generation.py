@@ -62,3 +62,27 @@ def test_fit_generation_follows_the_variant(name):
     fitted = fit_generation(selected, variant, theta=0.3, c=3, m_corr=20, rng=np.random.default_rng(0))
     assert (fitted.weak is None) == (not variant.identify_weak)
     assert fitted.model.sample(np.random.default_rng(1), 4).shape == (4, 6)
+
+
+def test_learned_partition_groups_the_strong_variables_by_their_dependencies():
+    # selected rows of two dependent blocks, scattered, and independent variables elsewhere
+    rng = np.random.default_rng(0)
+    n, blocks = 16, [[1, 6, 11], [3, 8, 14]]
+    cov = np.eye(n)
+    for b in blocks:
+        cov[np.ix_(b, b)] = 0.9
+        cov[b, b] = 1.0
+    selected = rng.multivariate_normal(np.zeros(n), cov, size=60)
+    variant = get_variant("edamcc-adaptive")
+    kw = {"theta": 0.5, "c": 3, "m_corr": 60}
+    learned = fit_generation(selected, variant, rng=np.random.default_rng(1), partition="learned", **kw)
+    randomly = fit_generation(selected, variant, rng=np.random.default_rng(1), **kw)
+    np.testing.assert_array_equal(learned.weak, randomly.weak)  # WI's draw and decision come first, unchanged
+    assert sorted(np.flatnonzero(~learned.weak).tolist()) == sorted(blocks[0] + blocks[1])
+    groups = sorted(sorted(row.tolist()) for stack in learned.partition for row in stack)
+    assert groups == blocks
+    shuffled = sorted(sorted(row.tolist()) for stack in randomly.partition for row in stack)
+    assert shuffled != blocks  # the random partition mixes them (Fig. 4)
+    # the learned groups reach the model: each block is one multivariate group of the fit
+    assert learned.model.sample(np.random.default_rng(2), 4).shape == (4, n)
+

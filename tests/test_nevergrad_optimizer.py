@@ -49,6 +49,8 @@ def test_options_mirror_the_strategy_and_bad_options_raise_at_construction():
     custom = adapter.EDAMCC(population_size=40, theta=0.2, c=5, m_corr=10, selection_ratio=0.25, variant="umdac")
     es = custom(parametrization=30, budget=3000).strategy
     assert (es.population_size, es.theta, es.c, es.m_corr, es.n_selected, es.variant.name) == (40, 0.2, 5, 10, 10, "umdac")
+    learned = adapter.EDAMCC(variant="edamcc-csa", partition="learned")(parametrization=30, budget=3000).strategy
+    assert learned.settings.partition == "learned" and es.settings.partition == "random"
     with pytest.raises(ValueError, match="theta"):
         adapter.EDAMCC(theta=2.0)(parametrization=3, budget=10)
     assert ng.optimizers.registry["EDAMCC-UMDAc"](parametrization=3, budget=100).strategy.variant.name == "umdac"

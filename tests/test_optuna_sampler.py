@@ -435,3 +435,19 @@ def test_the_self_adaptive_variants_replay_their_scale_from_the_trials(variant):
     rand = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
     rand.optimize(objective, n_trials=300)
     assert study.best_value < rand.best_value / 10
+
+
+@pytest.mark.parametrize("partition", ["random", "learned"])
+def test_the_partition_option_reaches_every_replayed_fit(partition, monkeypatch):
+    from edamcc import generation
+
+    calls = []
+    learned = generation.learned_partition
+    monkeypatch.setattr(generation, "learned_partition", lambda *a: calls.append(a) or learned(*a))
+    sampler = EDAMCCSampler(seed=2, variant="edamcc-adaptive", partition=partition)
+    study = run(sampler, n_trials=150)
+    g = sampler.closed_generations(study)
+    model, _ = sampler.closed_generation(study, g)
+    assert (len(calls) >= g) == (partition == "learned") and (not calls) == (partition == "random")
+    model_again, _ = EDAMCCSampler(seed=2, variant="edamcc-adaptive", partition=partition).closed_generation(study, g)
+    np.testing.assert_array_equal(model_again.mean, model.mean)

@@ -17,10 +17,13 @@ BAD = [
     ({"selection_ratio": 0.05, "population_size": 20}, "selection_ratio: floor"),
     ({"variant": "nope"}, "variant: unknown name"),
     ({"repair": "wrap"}, "repair: expected one of"),
+    ({"partition": "clusters"}, "partition: expected one of"),
+    ({"partition": "learned", "variant": "edamcc"}, "partition: 'learned' is for the self-adaptive variants"),
 ]
 
 CLI_FLAGS = {"theta": "--theta", "c": "-c", "m_corr": "--m-corr", "population_size": "-M",
-             "selection_ratio": "--selection-ratio", "variant": "--variant", "repair": "--repair"}  # fmt: skip
+             "selection_ratio": "--selection-ratio", "variant": "--variant", "repair": "--repair",
+             "partition": "--partition"}  # fmt: skip
 
 
 def test_defaults_and_where_they_come_from():
@@ -96,4 +99,16 @@ def test_settings_are_frozen_and_report_themselves():
     assert s.variant.name == "umdac" and s.to_dict()["variant"] == "umdac"
     with pytest.raises(AttributeError):
         s.theta = 0.5  # type: ignore[misc]
-    assert Settings.names() == ("population_size", "selection_ratio", "m_corr", "theta", "c", "variant", "repair")
+    assert Settings.names() == ("population_size", "selection_ratio", "m_corr", "theta", "c", "variant", "repair", "partition")
+
+
+@pytest.mark.parametrize("variant", ["edamcc-adaptive", "edamcc-csa"])
+def test_partition_is_random_by_default_and_learned_on_request_for_the_self_adaptive_variants(variant):
+    assert Settings(variant=variant).partition == "random" and Settings(variant=variant).resolve(6).partition == "random"
+    s = Settings(variant=variant, partition="learned")
+    assert s.resolve(6).partition == "learned" and s.to_dict()["partition"] == "learned"
+    for fixed in ("edamcc", "edamcc-gc", "wi-only", "sm-only", "umdac", "eeda", "mimic"):  # the paper fixes their grouping
+        with pytest.raises(ValueError, match=f"variant '{fixed}' groups S as the paper fixes it"):
+            Settings(variant=fixed, partition="learned")
+    with pytest.raises(ValueError, match="partition: expected one of"):
+        Settings(variant=variant, partition=None)

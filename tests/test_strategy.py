@@ -644,3 +644,44 @@ def test_every_variant_resumes_bit_exactly_mid_generation_through_pickle_and_dee
     reference = run_with(lambda es: es)
     np.testing.assert_array_equal(run_with(lambda es: pickle.loads(pickle.dumps(es))), reference)
     np.testing.assert_array_equal(run_with(copy.deepcopy), reference)
+
+
+
+@pytest.mark.parametrize("variant", ["edamcc-adaptive", "edamcc-csa"])
+def test_learned_partition_pairs_the_dependent_variables_and_resumes_bit_exactly_through_pickle(variant):
+    perm = np.random.default_rng(0).permutation(12)
+    a, b = perm[:6], perm[6:]  # six scattered pairs, each a rotated ellipse of condition 1e3
+    partner = np.empty(12, dtype=int)
+    partner[a], partner[b] = b, a
+
+    def pairs(x):
+        return np.sum(1e3 * (x[:, a] - x[:, b]) ** 2 + (x[:, a] + x[:, b]) ** 2, axis=1)
+
+    def share_of_true_pairs(partition, seeds=range(4)):
+        hits = total = 0
+        for seed in seeds:
+            es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * 12, population_size=60, c=2, variant=variant, partition=partition,
+                                seed=seed)
+            while es.generation < 15:
+                x = es.ask()
+                es.tell(x, pairs(x))
+                grouped = [g for g in es.groups if len(g) == 2]
+                total += len(grouped)
+                hits += sum(int(partner[g[0]] == g[1]) for g in grouped)
+        return hits / total
+
+    learned, randomly = share_of_true_pairs("learned"), share_of_true_pairs("random")
+    assert learned > 0.7 and learned > randomly + 0.25, (learned, randomly)
+
+    es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * 12, population_size=60, c=2, variant=variant, partition="learned", seed=5)
+    for _ in range(6):
+        x = es.ask()
+        es.tell(x, pairs(x))
+    twin = pickle.loads(pickle.dumps(es))
+    assert twin.settings.partition == "learned"
+    for _ in range(6):
+        x, y = es.ask(), twin.ask()
+        np.testing.assert_array_equal(x, y)
+        es.tell(x, pairs(x))
+        twin.tell(y, pairs(y))
+    assert [g.tolist() for g in es.groups] == [g.tolist() for g in twin.groups]

@@ -1,14 +1,16 @@
-"""WI, SM and SM-GC (edamcc.structure_learning) against direct computations."""
+"""WI, SM, SM-GC and the learned partition (edamcc.structure_learning) against direct computations."""
 
 import numpy as np
 
 from edamcc.structure_learning import (
     correlation_matrix,
     greedy_partition,
+    learned_partition,
     max_abs_correlation,
     random_partition,
     stack_groups,
 )
+from edamcc.wi_threshold import auto_theta
 
 
 def test_max_abs_correlation_equals_numpy_corrcoef_for_every_block_size(monkeypatch):
@@ -78,3 +80,71 @@ def test_greedy_clustering_follows_fig_sm_gc():
 def test_stack_groups_stacks_by_size():
     parts = stack_groups([np.array([1, 2]), np.array([3]), np.array([4, 5])])
     assert [p.tolist() for p in parts] == [[[3]], [[1, 2], [4, 5]]]
+
+
+def block_gaussian_rows(rng, blocks, rho, rows):
+    """``rows`` draws (shape ``(rows, n)``) of a Gaussian whose variables ``blocks[b]`` are
+    equicorrelated with correlation ``rho`` and independent of every other block."""
+    n = sum(len(b) for b in blocks)
+    cov = np.eye(n)
+    for b in blocks:
+        cov[np.ix_(b, b)] = rho
+        cov[b, b] = 1.0
+    return rng.multivariate_normal(np.zeros(n), cov, size=rows)
+
+
+def groups_of(partition):
+    return sorted(sorted(row.tolist()) for stack in partition for row in stack)
+
+
+def test_learned_partition_puts_each_block_of_a_block_diagonal_gaussian_together():
+    # 6 blocks of 4 variables, scattered over 24 positions; strong = all of them
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        blocks = [sorted(b) for b in rng.permutation(24).reshape(6, 4).tolist()]
+        x = block_gaussian_rows(rng, blocks, 0.8, 100)
+        strong = np.arange(24)
+        theta = auto_theta(24, 100)
+        learned = learned_partition(correlation_matrix(x), strong, theta, 4, rng)  # c = the blocks' size
+        assert groups_of(learned) == sorted(blocks), seed
+        halves = learned_partition(correlation_matrix(x), strong, theta, 2, rng)  # c below it: pairs within blocks
+        assert all(any(set(g) <= set(b) for b in blocks) for g in groups_of(halves)), seed
+        randomly = random_partition(strong, 4, rng)
+        assert groups_of(randomly) != sorted(blocks)  # what chance gives: the blocks mixed
+
+
+def test_learned_partition_maps_positions_in_s_back_to_variables():
+    rng = np.random.default_rng(3)
+    x = block_gaussian_rows(rng, [[0, 1, 2], [3, 4, 5]], 0.9, 80)
+    strong = np.array([10, 20, 30, 40, 50, 60])  # variables of a larger problem
+    learned = learned_partition(correlation_matrix(x), strong, 0.3, 3, rng)
+    assert groups_of(learned) == [[10, 20, 30], [40, 50, 60]]
+
+
+def test_learned_partition_groups_the_strong_variables_left_over_instead_of_making_them_univariate():
+    corr = np.eye(12)
+    corr[np.ix_([0, 1, 2], [0, 1, 2])] = 0.9  # one cluster; variables 3..11 correlate with nothing
+    np.fill_diagonal(corr, 1.0)
+    strong = np.arange(12)
+    clusters, left = greedy_partition(corr, 0.3, 4)
+    assert [sorted(g.tolist()) for g in clusters] == [[0, 1, 2]] and left.tolist() == list(range(3, 12))  # SM-GC: univariate
+    learned = learned_partition(corr, strong, 0.3, 4, np.random.default_rng(0))
+    groups = groups_of(learned)
+    assert [0, 1, 2] in groups
+    rest = [g for g in groups if g != [0, 1, 2]]
+    assert sorted(len(g) for g in rest) == [1, 4, 4]  # 9 left over: random groups of c = 4, as SM (Fig. 4)
+    assert sorted(v for g in rest for v in g) == list(range(3, 12))
+    other = learned_partition(corr, strong, 0.3, 4, np.random.default_rng(1))
+    assert groups_of(other) != groups  # the left-over groups are drawn at random
+
+
+def test_learned_groups_never_exceed_c_and_cover_s_once():
+    rng = np.random.default_rng(0)
+    x = block_gaussian_rows(rng, [list(range(17))], 0.7, 60)  # 17 variables, all dependent
+    strong = np.arange(17)
+    for c in (1, 2, 3, 5, 17, 40):
+        learned = learned_partition(correlation_matrix(x), strong, 0.3, c, rng)
+        sizes = [stack.shape[1] for stack in learned for _ in stack]
+        assert max(sizes) <= c and sum(sizes) == 17, c
+        assert sorted(np.concatenate([stack.ravel() for stack in learned]).tolist()) == list(range(17))
+    assert learned_partition(np.zeros((0, 0)), np.array([], dtype=np.intp), 0.3, 3, rng) == []

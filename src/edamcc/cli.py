@@ -83,6 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--theta", type=_theta, default=None, metavar="T", help="WI threshold or auto (paper 0.3)")
     solve.add_argument("-c", "--capacity", dest="c", type=int, default=20, help="largest group c (default 20)")
     solve.add_argument("--repair", default="clip", metavar="R", help="clip (default), reflect or none")
+    solve.add_argument("--partition", default="random", metavar="P", help="SM groups: random (default) or learned")
     solve.add_argument("--checkpoint", metavar="FILE", help="save every generation; rerun to resume")
     solve.add_argument("--json", metavar="FILE", help="write the result and structure as JSON")
     solve.add_argument("--plot", metavar="FILE", help="write a PNG of error, #strong and dependencies")
@@ -137,7 +138,8 @@ def _solve(args: argparse.Namespace) -> int:
         parser.error(f"--cec2005-data: {exc}" if isinstance(exc, FileNotFoundError) else str(exc))
     budget = args.budget if args.budget is not None else 10_000 * args.dim
     try:
-        settings = Settings(args.population_size, args.selection_ratio, args.m_corr, args.theta, args.c, variant, args.repair)
+        settings = Settings(args.population_size, args.selection_ratio, args.m_corr, args.theta, args.c, variant, args.repair,
+                            args.partition)
         rules = settings.resolve(args.dim, budget)
     except ValueError as exc:
         parser.error(str(exc))
@@ -179,7 +181,8 @@ def _solve(args: argparse.Namespace) -> int:
         result = minimize(
             f, f.bounds, budget=budget, seed=seed, vectorized=True, callback=progress,
             variant=variant, population_size=args.population_size, selection_ratio=args.selection_ratio,
-            m_corr=args.m_corr, theta=args.theta, c=args.c, repair=args.repair, checkpoint=args.checkpoint,
+            m_corr=args.m_corr, theta=args.theta, c=args.c, repair=args.repair, partition=args.partition,
+            checkpoint=args.checkpoint,
         )  # fmt: skip
     except ValueError as exc:  # a checkpoint of another run: refused before anything runs
         parser.error(str(exc))

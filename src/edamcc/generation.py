@@ -38,6 +38,7 @@ from .structure_learning import (
     Partition,
     correlation_matrix,
     greedy_partition,
+    learned_partition,
     max_abs_correlation,
     random_partition,
     single_group,
@@ -105,15 +106,19 @@ def fit_generation(
     rng: np.random.Generator,
     pair_counts: NDArray[np.integer] | None = None,
     weights: NDArray[np.float64] | None = None,
+    partition: str = "random",
 ) -> FittedGeneration:
     """Fit ``variant``'s model on ``selected`` (the best m rows, shape ``(m, n)``): Fig. 6, steps 2-3.
 
     ``weights`` (best row first, summing to 1) weight the fit of the factorized models
     (``edamcc-csa``); None: the paper's equal weights.
 
+    ``partition="learned"`` (self-adaptive variants): the strong variables are clustered by
+    their |corr| on WI's rows (Fig. 11) and those left over are split at random (Fig. 4).
+
     Random draws, in this order: the m_corr rows for WI (without replacement: "duplicate
     samples cannot contribute to correlation estimation", Section III-C), then SM's random
-    partition.
+    partition (of the variables left over by the clustering, with ``partition="learned"``).
     """
     n = selected.shape[1]
     if variant.chain:
@@ -128,16 +133,18 @@ def fit_generation(
         weak = max_abs_correlation(subset, pair_counts=pair_counts, theta=theta) <= theta  # Eq. (3)
     strong = np.flatnonzero(~weak)
     found_weak = weak.copy()
-    if variant.grouping == "random":
-        partition = random_partition(strong, c, rng)  # Fig. 4, step 2
+    if variant.grouping == "random" and partition == "learned":  # clusters of |corr|, the rest as SM
+        groups = learned_partition(correlation_matrix(subset[:, strong]), strong, theta, c, rng)
+    elif variant.grouping == "random":
+        groups = random_partition(strong, c, rng)  # Fig. 4, step 2
     elif variant.grouping == "single":
-        partition = single_group(strong)
+        groups = single_group(strong)
     else:  # "greedy": SM-GC on the same correlation sample (Fig. 11)
         clusters, leftover = greedy_partition(correlation_matrix(subset[:, strong]), theta, c)
-        partition = stack_groups([strong[g] for g in clusters])
+        groups = stack_groups([strong[g] for g in clusters])
         weak[strong[leftover]] = True  # left over: "estimate a univariate model"
-    model = fit_factorized(selected, np.flatnonzero(weak), partition, variant.block_scaling, weights)
-    return FittedGeneration(model, found_weak if variant.identify_weak else None, partition)
+    model = fit_factorized(selected, np.flatnonzero(weak), groups, variant.block_scaling, weights)
+    return FittedGeneration(model, found_weak if variant.identify_weak else None, groups)
 
 
 @dataclass(frozen=True)
@@ -203,7 +210,7 @@ def close_generation(
             weights = recombination_weights(len(order))
         fitted = fit_generation(
             selected, rules.variant, theta=rules.theta, c=rules.c, m_corr=rules.m_corr, rng=rng, pair_counts=pair_counts,
-            weights=weights,
+            weights=weights, partition=rules.partition,
         )  # fmt: skip
     if adaptation is None:
         return ClosedGeneration(elite_x, elite_f, selected, fitted, None, None if fitted is None else fitted.model)

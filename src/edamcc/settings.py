@@ -38,6 +38,9 @@ DEFAULT_C = 20  # Table IV's setting at 50D/100D; the paper uses c = 100 at 500D
 # the budgets users have (README, "Self-adaptive EDA-MCC"). The paper's is variant="edamcc".
 DEFAULT_VARIANT = "edamcc-adaptive"
 PAPER_VARIANT = "edamcc"
+# How SM groups the strong set S: "random" (Fig. 4, step 2) or "learned" (SM-GC's clusters of
+# Fig. 11, the strong variables left over in random groups; :func:`edamcc.structure_learning.learned_partition`).
+PARTITIONS = ("random", "learned")
 
 
 def is_int(value: Any) -> bool:
@@ -132,6 +135,11 @@ class Settings:
         variant: one of :data:`edamcc.VARIANTS` or a :class:`~edamcc.Variant`; default
             ``"edamcc-adaptive"``, the paper's algorithm is ``"edamcc"``.
         repair: ``"clip"``, ``"reflect"`` or ``"none"`` for samples outside the box.
+        partition: how SM groups the strong set: ``"random"`` (Fig. 4, the default) or
+            ``"learned"``, clusters of the measured |corr| (Fig. 11's greedy clustering) with the
+            strong variables left over in random groups. ``"learned"`` is for the self-adaptive
+            variants only; the paper's variants group as the paper says (``"edamcc-gc"`` is its
+            greedy clustering).
     """
 
     population_size: int | None = None
@@ -141,6 +149,7 @@ class Settings:
     c: int = DEFAULT_C
     variant: Variant = field(default_factory=lambda: get_variant(DEFAULT_VARIANT))
     repair: str = "clip"
+    partition: str = "random"
 
     def __post_init__(self) -> None:
         variant = get_variant(self.variant)
@@ -171,6 +180,13 @@ class Settings:
         object.__setattr__(self, "c", int(self.c))
         if self.repair not in REPAIR_METHODS:
             raise ValueError(f"repair: expected one of {REPAIR_METHODS}; got {self.repair!r}")
+        if not isinstance(self.partition, str) or self.partition not in PARTITIONS:
+            raise ValueError(f"partition: expected one of {PARTITIONS}; got {self.partition!r}")
+        if self.partition == "learned" and not (variant.adaptive and variant.grouping == "random"):
+            raise ValueError(
+                f"partition: 'learned' is for the self-adaptive variants (edamcc-adaptive, edamcc-csa); variant {variant.name!r} "
+                "groups S as the paper fixes it (variant='edamcc-gc' is the paper's greedy clustering, Fig. 11)"
+            )
         if self.population_size is not None:
             self.sizes(self.population_size)  # m >= 2 and m_corr <= m, checked now
 
@@ -235,3 +251,7 @@ class Resolved:
     @property
     def repair(self) -> str:
         return self.settings.repair
+
+    @property
+    def partition(self) -> str:
+        return self.settings.partition

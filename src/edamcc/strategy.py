@@ -50,10 +50,10 @@ class EDAMCCStrategy:
             of ``(low, high)`` pairs, a :class:`scipy.optimize.Bounds`, or a ``(low, high)``
             pair of scalars together with ``dimension``.
         dimension: number of variables, needed only with scalar bounds.
-        population_size, selection_ratio, m_corr, theta, c, variant, repair: the algorithm's
-            parameters, defaults and checks as in :class:`edamcc.Settings` (default: the
-            self-adaptive ``"edamcc-adaptive"``; the paper's ``variant="edamcc"`` with M = 200,
-            tau = 0.5, m_corr = 100, theta = 0.3, c = 20; samples outside the box are clipped).
+        population_size, selection_ratio, m_corr, theta, c, variant, repair, partition: the algorithm's parameters,
+            defaults and checks as in :class:`edamcc.Settings` (default: the self-adaptive ``"edamcc-adaptive"``; the
+            paper's ``variant="edamcc"`` with M = 200, tau = 0.5, m_corr = 100, theta = 0.3, c = 20; samples outside
+            the box are clipped; SM's groups are random, ``partition="learned"`` clusters them by |corr| instead).
             ``population_size=None`` follows the budget (:func:`edamcc.default_population_size`).
         seed: an int, a :class:`numpy.random.SeedSequence`, a :class:`numpy.random.Generator`
             (used as is, not copied) or ``None``.
@@ -78,7 +78,7 @@ class EDAMCCStrategy:
         theta: float = Settings.theta,
         c: int = Settings.c,
         variant: str | Variant = DEFAULT_VARIANT,
-        repair: str = Settings.repair,
+        repair: str = Settings.repair, partition: str = Settings.partition,
         seed: int | np.random.SeedSequence | np.random.Generator | None = None,
         budget: int | None = None,
         target: float | None = None,
@@ -88,7 +88,7 @@ class EDAMCCStrategy:
     ) -> None:
         self._lower, self._upper = parse_bounds(bounds, dimension)
         n = self._lower.size
-        settings = Settings(population_size, selection_ratio, m_corr, theta, c, variant, repair)
+        settings = Settings(population_size, selection_ratio, m_corr, theta, c, variant, repair, partition)
         self._budget = check_budget(budget)
         self._rules = settings.resolve(n, self._budget)
         self._target = check_target(target)

@@ -7,6 +7,8 @@
 * SM (Fig. 4): the strong set S is randomly split into ceil(|S|/c) groups of at most
   c variables, afresh every generation.
 * SM-GC (Fig. 11): the greedy correlation clustering the paper compares against.
+* The learned partition (beyond the paper, its future work): SM-GC's clusters, with the strong
+  variables it leaves over split at random as in SM instead of made univariate.
 
 A partition is a list of 2-D integer arrays; each array stacks groups of one size, one group
 per row, so that models can be fitted and sampled group-batched.
@@ -154,3 +156,22 @@ def greedy_partition(
             take([k])
         clusters.append(np.asarray(members, dtype=np.intp))
     return clusters, np.flatnonzero(remaining)
+
+
+def learned_partition(
+    corr: NDArray[np.float64], strong: NDArray[np.intp], theta: float, c: int, rng: np.random.Generator
+) -> Partition:
+    """SM with groups learned from the measured dependencies (``partition="learned"``).
+
+    ``corr`` (``(|S|, |S|)``) is the correlation matrix among the strong variables ``strong``,
+    from the same m_corr rows WI used. The variables are clustered greedily by |corr| as in
+    SM-GC (Fig. 11, clusters of at most ``c``); unlike SM-GC, the variables left over stay
+    multivariate: WI called them strong, so they are split at random into groups of at most
+    ``c`` as in SM (Fig. 4, step 2), drawing from ``rng``. With ``c = 1`` every group has one
+    variable and nothing is clustered.
+    """
+    if c < 2:
+        return random_partition(strong, c, rng)
+    clusters, leftover = greedy_partition(corr, theta, c)
+    rest = random_partition(strong[leftover], c, rng)
+    return stack_groups([strong[g] for g in clusters] + [row for stack in rest for row in stack])
