@@ -1,15 +1,18 @@
 import faulthandler
 import os
+import pickle
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
 import pytest
 
-from edamcc import minimize
+from edamcc import EDAMCCStrategy, minimize
+from edamcc.checkpoint import load
 from edamcc.evaluation import EvaluationError
-from edamcc.steady_state import infer_workers
+from edamcc.steady_state import SteadyState, infer_workers, queue_limit
 
 BOUNDS = [(-1.0, 1.0)] * 3
 
@@ -114,3 +117,125 @@ def test_dask_local_cluster(hang_guard):
         res = minimize(sphere, BOUNDS, budget=60, population_size=20, seed=1, executor=client.get_executor(), max_in_flight=2)
         assert res.nfev == 60
     assert time.monotonic() - t0 < 90
+
+
+def sleepy(x):
+    time.sleep(0.05)
+    return float(np.sum(x**2))
+
+
+class Logged:
+    """Sphere after ``seconds`` of sleep; appends each point (hex of its bytes) to ``log_dir/<pid>.txt``."""
+
+    def __init__(self, log_dir, seconds=0.02):
+        self.log_dir = str(log_dir)
+        self.seconds = seconds
+
+    def __call__(self, x):
+        time.sleep(self.seconds)
+        with open(os.path.join(self.log_dir, f"{os.getpid()}.txt"), "a") as fh:
+            fh.write(x.tobytes().hex() + "\n")
+        return float(np.sum(x**2))
+
+
+def _logged_points(log_dir):
+    points = []
+    for name in os.listdir(log_dir):
+        with open(os.path.join(log_dir, name)) as fh:
+            points.extend(line.strip() for line in fh if line.strip())
+    return points
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        client.wait_for_workers(2)
+        yield client
+
+
+def _drive(executor, max_in_flight=None, timeout=None, budget=60):
+    """Run the driver as ``minimize`` builds it; the strategy and the driver."""
+    es = EDAMCCStrategy(bounds=BOUNDS, seed=4, budget=budget, population_size=12)
+    driver = SteadyState(es, sleepy, executor, infer_workers(executor, max_in_flight), "raise", timeout,
+                         queue_limit(executor, max_in_flight, timeout))
+    assert driver.run(lambda: None).startswith("budget")
+    return es, driver
+
+
+def test_dask_queues_beyond_the_workers_within_the_budget(dask_client, hang_guard):
+    assert queue_limit(dask_client, None, None) == 2 and queue_limit(dask_client.get_executor(), None, None) == 2
+    es, driver = _drive(dask_client)
+    assert driver.round_trip is not None and driver.round_trip > 0
+    assert 2 < driver.max_in_flight_seen <= 4 and es.evaluations == 60 and not es.pending().size
+    most = [0]
+
+    def note(r):
+        most[0] = max(most[0], r.strategy.n_in_flight)
+
+    res = minimize(sleepy, BOUNDS, budget=61, population_size=12, seed=4, executor=dask_client, callback=note)
+    assert res.nfev == 61 and most[0] >= 2  # after a tell: one less than in flight, so 3 were out at once
+
+
+def test_no_queueing_with_max_in_flight_or_timeout(dask_client, hang_guard):
+    for kw in (dict(max_in_flight=2), dict(timeout=5.0)):
+        assert queue_limit(dask_client, kw.get("max_in_flight"), kw.get("timeout")) == 0
+        es, driver = _drive(dask_client, budget=40, **kw)
+        assert driver.max_in_flight_seen == 2 and es.evaluations == 40
+    with ProcessPoolExecutor(2) as ex:
+        assert queue_limit(ex, None, None) == 1 and queue_limit(ex, 2, None) == 0
+        _, driver = _drive(ex, budget=40)
+        assert driver.max_in_flight_seen <= 3
+        _, driver = _drive(ex, max_in_flight=2, budget=40)
+        assert driver.max_in_flight_seen == 2
+
+
+def test_queue_limit_validated():
+    es = EDAMCCStrategy(bounds=BOUNDS, seed=4, budget=40)
+    with ThreadPoolExecutor(2) as ex, pytest.raises(ValueError, match="max_queued"):
+        SteadyState(es, sphere, ex, 2, "raise", None, -1)
+
+
+def _interrupt_and_resume(executor, tmp_path):
+    path = tmp_path / "run.ckpt"
+    log_dir = tmp_path / "log"
+    log_dir.mkdir()
+    kw = dict(budget=96, population_size=12, seed=6, executor=executor, checkpoint=path)
+
+    def interrupt(r):
+        if r.nit == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        minimize(Logged(log_dir), BOUNDS, callback=interrupt, **kw)
+    with open(path, "rb") as fh:
+        key = pickle.load(fh)["key"]
+    es, _ = load(path, key)
+    in_flight = {row.tobytes().hex() for row in es.pending()}
+    assert es.generation == 3 and in_flight and es.evaluations < 96
+    res = minimize(Logged(log_dir), BOUNDS, **kw)
+    assert res.nfev == 96
+    final, _ = load(path, key)
+    assert final.evaluations == 96 and final.pending().shape == (0, len(BOUNDS))
+    return _logged_points(log_dir), in_flight
+
+
+def test_process_pool_checkpoint_interrupt_and_resume(tmp_path, hang_guard):
+    with ProcessPoolExecutor(2) as ex:
+        points, in_flight = _interrupt_and_resume(ex, tmp_path)
+    twice = {p for p, k in Counter(points).items() if k > 1}
+    assert twice <= in_flight and max(Counter(points).values()) <= 2
+    assert len(set(points)) == 96  # every told point was evaluated, the re-asked ones too
+
+
+def test_dask_checkpoint_interrupt_and_resume(dask_client, tmp_path, hang_guard):
+    points, in_flight = _interrupt_and_resume(dask_client, tmp_path)
+    time.sleep(0.2)  # a task of the interrupted run still running on a worker finishes its log line
+    points = _logged_points(tmp_path / "log")
+    twice = {p for p, k in Counter(points).items() if k > 1}
+    assert twice <= in_flight and max(Counter(points).values()) <= 2
+    assert len(set(points)) == 96

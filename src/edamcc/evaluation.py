@@ -14,6 +14,7 @@ failure of the simulator. NaN and inf are allowed.
 from __future__ import annotations
 
 import numbers
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -80,6 +81,18 @@ def evaluate_rows(fun: Callable[[NDArray[np.float64]], Any], rows: Sequence[NDAr
             raise EvaluationError(f"fun raised at x={x.tolist()}: {format_error(exc)}", x) from exc
         out.append((as_value(raw, x), None))
     return out
+
+
+def evaluate_rows_timed(fun: Callable[[NDArray[np.float64]], Any], rows: Sequence[NDArray[np.float64]] | NDArray[np.float64],
+                        on_error: str = "raise") -> tuple[list[tuple[float, str | None]], float]:
+    """:func:`evaluate_rows` and the seconds it took inside the worker (``time.perf_counter``).
+
+    The task of steady-state evaluation: the driver compares that duration with the time
+    from submitting the task to collecting its result to learn the executor's round trip.
+    """
+    start = time.perf_counter()
+    pairs = evaluate_rows(fun, rows, on_error)
+    return pairs, time.perf_counter() - start
 
 
 def evaluate_vectorized(fun: Callable[[NDArray[np.float64]], Any], x: NDArray[np.float64]) -> NDArray[np.float64]:

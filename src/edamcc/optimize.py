@@ -15,7 +15,7 @@ from . import checkpoint as ckpt
 from .bounds import parse_bounds
 from .evaluation import Failure, check_on_error, evaluate_batch, evaluate_vectorized
 from .progress import Progress
-from .steady_state import SteadyState, infer_workers
+from .steady_state import SteadyState, infer_workers, queue_limit
 from .strategy import EDAMCCStrategy
 
 Objective = Callable[[NDArray[np.float64]], Any]
@@ -68,9 +68,15 @@ def minimize(
             (``ProcessPoolExecutor``, ``dask.distributed.Client``, ``client.get_executor()``):
             every worker is kept busy and each result is told at once; a free worker gets the
             next candidate of the generation, or one drawn from the current model once the
-            generation is all handed out. ``fun`` must be picklable for process workers.
+            generation is all handed out. ``fun`` must be picklable for process workers. When the
+            executor's round trip (a result travelling back, the next candidate travelling out)
+            exceeds 5% of a typical evaluation's time inside the worker, candidates are kept
+            queued beyond the workers so no worker waits for the driver: at most one in total for
+            a ``concurrent.futures`` pool, at most one per worker thread for Dask. They count
+            against the budget like any other. Off with ``timeout`` or ``max_in_flight``.
         max_in_flight: evaluations kept running on ``executor``; default ``executor._max_workers``
-            or, for a Dask client, ``sum(client.nthreads().values())``.
+            or, for a Dask client, ``sum(client.nthreads().values())``. When given, exactly this
+            many (no automatic queueing beyond it).
         on_error: ``"raise"`` (default): an exception in ``fun`` raises
             :class:`~edamcc.evaluation.EvaluationError` naming the point, chained to the
             original; ``"nan"``: the point is told as NaN (ranks worst) and listed in
@@ -133,7 +139,8 @@ def minimize(
         return None
 
     if executor is not None:
-        driver = SteadyState(es, fun, executor, infer_workers(executor, max_in_flight), on_error, timeout)
+        driver = SteadyState(es, fun, executor, infer_workers(executor, max_in_flight), on_error, timeout,
+                             queue_limit(executor, max_in_flight, timeout))
         driver.failures = failures
         gen = [es.generation]
 

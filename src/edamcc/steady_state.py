@@ -6,20 +6,39 @@ current model (``ask_extra(1)``). Works with any object whose ``submit`` returns
 ``result()``/``exception()``: :class:`concurrent.futures.ProcessPoolExecutor`,
 :class:`~concurrent.futures.ThreadPoolExecutor`, a ``dask.distributed.Client`` or
 ``client.get_executor()``. Dask is imported only when the futures are Dask's.
+
+Automatic queueing: each task reports the seconds it spent inside the worker, and the time from
+submitting it to collecting its result minus those seconds is the executor's round trip (the
+worker waits that long between two tasks: the result travels back, is told, the next candidate
+is asked and travels out). While the round trip (median of the last 16 tasks that found a free
+worker) exceeds 5% of a typical evaluation (median of the last 16 durations), candidates are
+kept queued beyond the number of workers: at most one in total for a ``concurrent.futures``
+pool, at most one per worker thread for Dask. Off with ``timeout=`` or an explicit
+``max_in_flight=``.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .evaluation import EvaluationError, Failure, evaluate_rows, format_error
+from .evaluation import EvaluationError, Failure, evaluate_rows_timed, format_error
 from .strategy import EDAMCCStrategy
+
+QUEUE_THRESHOLD = 0.05  # queue beyond the workers while the round trip exceeds this fraction of an evaluation
+WINDOW = 16  # tasks in the running medians of the round trip and of the evaluation time
+
+
+def _dask_client(executor: Any) -> Any:
+    """The Dask client behind ``executor`` (a client or ``client.get_executor()``), else None."""
+    client = executor if hasattr(executor, "nthreads") else getattr(executor, "_client", None)
+    return client if client is not None and hasattr(client, "nthreads") else None
 
 
 def infer_workers(executor: Any, max_in_flight: int | None) -> int:
@@ -32,12 +51,23 @@ def infer_workers(executor: Any, max_in_flight: int | None) -> int:
     n = getattr(executor, "_max_workers", None)
     if isinstance(n, int) and n > 0:
         return n
-    client = executor if hasattr(executor, "nthreads") else getattr(executor, "_client", None)
-    if client is not None and hasattr(client, "nthreads"):
+    client = _dask_client(executor)
+    if client is not None:
         total = sum(client.nthreads().values())
         if total > 0:
             return int(total)
     raise ValueError("max_in_flight: cannot infer the number of workers of this executor; pass max_in_flight=")
+
+
+def queue_limit(executor: Any, max_in_flight: int | None, timeout: float | None) -> int:
+    """Most candidates automatic queueing may keep beyond the workers: 0 with ``timeout`` (a queued
+    task would time out while it waits) or an explicit ``max_in_flight`` (obeyed exactly), the
+    number of worker threads for a Dask client, 1 for any other executor."""
+    if timeout is not None or max_in_flight is not None:
+        return 0
+    if _dask_client(executor) is not None:
+        return infer_workers(executor, None)
+    return 1
 
 
 def _is_dask(future: Any) -> bool:
@@ -63,28 +93,63 @@ class SteadyState:
 
     ``after_tell()`` is called after every tell and returns a stop message or None.
     Failures told as NaN go to ``failures``.
+
+    ``max_queued`` (see :func:`queue_limit`; 0: off) bounds the candidates kept queued beyond
+    ``n_workers`` while the executor's round trip, measured on tasks that found a free worker,
+    exceeds ``QUEUE_THRESHOLD`` (5%) of a typical evaluation's duration inside the worker: the
+    worker then starts a queued task instead of waiting for the driver. Queued candidates are
+    ordinary asked candidates: they count against the budget, which is never exceeded. They are
+    asked earlier, so on a fixed budget more of them come from an older model.
+    ``max_in_flight_seen`` is the most evaluations that were in flight at once.
     """
 
     def __init__(self, strategy: EDAMCCStrategy, fun: Callable[[NDArray[np.float64]], Any], executor: Any,
-                 n_workers: int, on_error: str, timeout: float | None) -> None:
+                 n_workers: int, on_error: str, timeout: float | None, max_queued: int = 0) -> None:
+        if isinstance(max_queued, bool) or not isinstance(max_queued, (int, np.integer)) or max_queued < 0:
+            raise ValueError(f"max_queued: expected a non-negative int; got {max_queued!r}")
         self.es = strategy
         self.fun = fun
         self.executor = executor
         self.n_workers = n_workers
         self.on_error = on_error
         self.timeout = timeout
+        self.max_queued = int(max_queued)
         self.failures: list[Failure] = []
-        self.busy_seconds = 0.0
-        self._flight: dict[Any, tuple[NDArray[np.float64], float]] = {}
+        self.busy_seconds = 0.0  # summed seconds of the evaluations inside the workers
+        self._flight: dict[Any, tuple[NDArray[np.float64], float, bool]] = {}  # x, submit time, queued
+        self._round_trips: deque[float] = deque(maxlen=WINDOW)
+        self._durations: deque[float] = deque(maxlen=WINDOW)
+        self._max_seen = 0
         self._submit_kwargs = {"pure": False} if hasattr(executor, "nthreads") else {}
 
     @property
     def n_in_flight(self) -> int:
         return len(self._flight)
 
+    @property
+    def max_in_flight_seen(self) -> int:
+        """The most evaluations in flight at once so far (more than ``n_workers`` when queueing)."""
+        return self._max_seen
+
+    @property
+    def round_trip(self) -> float | None:
+        """Median seconds between a task's end in the worker and its result being told, plus the
+        way out of the next one, over recent tasks that found a free worker; None before any."""
+        return float(np.median(self._round_trips)) if self._round_trips else None
+
+    def n_queued_allowed(self) -> int:
+        """Candidates to keep queued beyond the workers now: ``max_queued`` while the round trip
+        exceeds ``QUEUE_THRESHOLD`` of the median evaluation time (3 samples of each needed), else 0."""
+        if self.max_queued == 0 or len(self._round_trips) < 3 or len(self._durations) < 3:
+            return 0
+        typical = float(np.median(self._durations))
+        return self.max_queued if float(np.median(self._round_trips)) > QUEUE_THRESHOLD * typical else 0
+
     def _submit(self, x: NDArray[np.float64]) -> None:
-        fut = self.executor.submit(evaluate_rows, self.fun, x, self.on_error, **self._submit_kwargs)
-        self._flight[fut] = (x, time.monotonic())
+        queued = len(self._flight) >= self.n_workers  # no worker free when it was submitted
+        fut = self.executor.submit(evaluate_rows_timed, self.fun, x, self.on_error, **self._submit_kwargs)
+        self._flight[fut] = (x, time.monotonic(), queued)
+        self._max_seen = max(self._max_seen, len(self._flight))
 
     def _next_candidate(self) -> NDArray[np.float64]:
         x = self.es.ask(1)
@@ -96,15 +161,19 @@ class SteadyState:
         self.failures.append(Failure(x[0].copy(), text))
         self.es.tell(x, np.array([np.nan]))
 
-    def _collect(self, fut: Any) -> None:
-        x, _ = self._flight.pop(fut)
+    def _collect(self, fut: Any, now: float) -> None:
+        x, submitted, queued = self._flight.pop(fut)
         try:
-            pairs = fut.result()
+            pairs, seconds = fut.result()
         except (EvaluationError, TypeError):
             raise
         except Exception as exc:  # the worker died (BrokenProcessPool, KilledWorker, ...)
             self._fail(x, format_error(exc), exc)
             return
+        self.busy_seconds += seconds
+        self._durations.append(seconds)
+        if not queued:  # a queued task's wait for a worker is not the round trip
+            self._round_trips.append(max(0.0, now - submitted - seconds))
         value, error = pairs[0]
         if error is not None:
             self.failures.append(Failure(x[0].copy(), error))
@@ -120,7 +189,7 @@ class SteadyState:
                 reason = es.stop_reason
                 if reason is not None:
                     return reason
-                while len(self._flight) < self.n_workers:
+                while len(self._flight) < self.n_workers + self.n_queued_allowed():
                     x = self._next_candidate()
                     if x.shape[0] == 0:
                         break
@@ -134,18 +203,17 @@ class SteadyState:
                     return "no candidates left to evaluate"
                 wait_for = None
                 if self.timeout is not None:
-                    oldest = min(t for _, t in self._flight.values())
+                    oldest = min(t for _, t, _ in self._flight.values())
                     wait_for = max(0.0, oldest + self.timeout - time.monotonic())
                 done = _wait_first(list(self._flight), wait_for)
                 now = time.monotonic()
                 for fut in done:
-                    self.busy_seconds += now - self._flight[fut][1]
-                    self._collect(fut)
+                    self._collect(fut, now)
                     message = after_tell()
                     if message is not None:
                         return message
                 if self.timeout is not None:
-                    for fut, (x, t0) in list(self._flight.items()):
+                    for fut, (x, t0, _) in list(self._flight.items()):
                         if fut not in done and now - t0 >= self.timeout:
                             fut.cancel()
                             del self._flight[fut]
