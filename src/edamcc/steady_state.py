@@ -142,8 +142,8 @@ class SteadyState:
         exceeds ``QUEUE_THRESHOLD`` of the median evaluation time (3 samples of each needed), else 0."""
         if self.max_queued == 0 or len(self._round_trips) < 3 or len(self._durations) < 3:
             return 0
-        typical = float(np.median(self._durations))
-        return self.max_queued if float(np.median(self._round_trips)) > QUEUE_THRESHOLD * typical else 0
+        trip = float(self.round_trip)  # type: ignore[arg-type]  # not None: 3 round trips above
+        return self.max_queued if trip > QUEUE_THRESHOLD * float(np.median(self._durations)) else 0
 
     def _submit(self, x: NDArray[np.float64]) -> None:
         queued = len(self._flight) >= self.n_workers  # no worker free when it was submitted
