@@ -4,11 +4,15 @@ Each run starts ``--processes`` worker processes on one ``JournalStorage`` file.
 logs a fingerprint (SHA-256 of the model's arrays) of each generation's model it draws a trial
 from, at the moment it draws it. After the run a fresh sampler rebuilds every generation from
 the finished study; a run passes when every logged fingerprint equals the rebuilt one, no
-trial is lost and no proposal repeats.
+trial is lost and no proposal repeats. Each run also reports how many trials were drawn from a
+model older than their own block (a slow trial holds its generation open meanwhile), the
+largest such lag in generations, and the best value.
 
     python benchmarks/optuna_workers.py --runs 20 --trials 600 --processes 3
+    python benchmarks/optuna_workers.py --runs 12 --trials 600 --processes 3 --cost 0.02 --out optuna_workers_20ms.json
 
-writes ``results/optuna_workers.json``.
+write ``results/optuna_workers.json`` (trials of 0 to 4 ms) and
+``results/optuna_workers_20ms.json`` (20 ms more per trial).
 """
 
 from __future__ import annotations
@@ -42,13 +46,13 @@ def fingerprint(model: Any) -> str:
     return digest.hexdigest()
 
 
-def objective(trial: Any) -> float:
+def objective(trial: Any, cost: float = 0.0) -> float:
     x = np.array([trial.suggest_float(f"x{i}", -5, 5) for i in range(N_PARAMS)])
-    time.sleep(0.001 * (hash(trial.number) % 5))  # uneven durations, so finishes interleave
+    time.sleep(cost + 0.001 * (hash(trial.number) % 5))  # uneven durations, so finishes interleave
     return float(np.sum((x - 1.0) ** 2) + 10 * x[0] * x[1])
 
 
-def worker(journal: str, log: str, n_trials: int) -> None:
+def worker(journal: str, log: str, n_trials: int, cost: float) -> None:
     """One process: optimize, logging the fingerprint of the model each trial was drawn from."""
     import optuna
     from optuna.storages import JournalStorage
@@ -68,18 +72,19 @@ def worker(journal: str, log: str, n_trials: int) -> None:
 
     sampler._model = logged  # type: ignore[method-assign]
     study = optuna.load_study(study_name="shared", storage=JournalStorage(JournalFileBackend(journal)), sampler=sampler)
-    study.optimize(objective, n_trials=n_trials)
+    study.optimize(lambda trial: objective(trial, cost), n_trials=n_trials)
     Path(log).write_text(json.dumps({str(g): h for g, h in seen.items()}))
 
 
-def one_run(seed: int, n_trials: int, processes: int) -> dict[str, Any]:
+def one_run(seed: int, n_trials: int, processes: int, cost: float) -> dict[str, Any]:
     """A run of ``processes`` workers sharing ``n_trials`` trials; the verdict and its counts."""
     import optuna
     from optuna.storages import JournalStorage
     from optuna.storages.journal import JournalFileBackend
     from optuna.trial import TrialState
 
-    from edamcc.adapters.optuna_sampler import EDAMCCSampler
+    from edamcc import block_of
+    from edamcc.adapters.optuna_sampler import GENERATION_KEY, EDAMCCSampler
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     with tempfile.TemporaryDirectory() as tmp:
@@ -89,7 +94,7 @@ def one_run(seed: int, n_trials: int, processes: int) -> dict[str, Any]:
         ctx = multiprocessing.get_context("spawn")
         share = [n_trials // processes + (k < n_trials % processes) for k in range(processes)]
         logs = [str(Path(tmp) / f"worker{k}.json") for k in range(processes)]
-        procs = [ctx.Process(target=worker, args=(journal, logs[k], share[k])) for k in range(processes)]
+        procs = [ctx.Process(target=worker, args=(journal, logs[k], share[k], cost)) for k in range(processes)]
         for p in procs:
             p.start()
         for p in procs:
@@ -97,6 +102,7 @@ def one_run(seed: int, n_trials: int, processes: int) -> dict[str, Any]:
         exit_codes = [p.exitcode for p in procs]
         study = optuna.load_study(study_name="shared", storage=storage)
         trials = study.get_trials()
+        best_value = study.best_value
         fresh = EDAMCCSampler(seed=seed, population_size=POPULATION)
         closed = fresh.closed_generations(study)
         rebuilt = {g: fingerprint(fresh.closed_generation(study, g)[0]) for g in range(1, closed + 1)}
@@ -108,6 +114,7 @@ def one_run(seed: int, n_trials: int, processes: int) -> dict[str, Any]:
                 checked += 1
                 mismatched += h != rebuilt[int(g)]
     params = [tuple(t.params.values()) for t in trials]
+    lags = [block_of(t.number, POPULATION) - t.system_attrs[GENERATION_KEY] for t in trials if GENERATION_KEY in t.system_attrs]
     return {
         "seed": seed,
         "exit_codes": exit_codes,
@@ -117,6 +124,9 @@ def one_run(seed: int, n_trials: int, processes: int) -> dict[str, Any]:
         "generations_closed": closed,
         "fingerprints_checked": checked,
         "fingerprints_different": mismatched,
+        "lagged_trials": sum(lag > 0 for lag in lags),
+        "max_lag": max(lags, default=0),
+        "best_value": best_value,
         "identical": mismatched == 0 and all(c == 0 for c in exit_codes) and len(trials) == n_trials,
     }
 
@@ -126,19 +136,29 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--trials", type=int, default=600)
     parser.add_argument("--processes", type=int, default=3)
+    parser.add_argument("--cost", type=float, default=0.0, help="seconds added to every trial")
+    parser.add_argument("--out", default="optuna_workers.json", help="file name under results/")
     args = parser.parse_args()
+    if args.cost < 0:
+        parser.error(f"--cost: expected seconds >= 0; got {args.cost}")
     runs = []
     start = time.perf_counter()
     for seed in range(args.runs):
-        r = one_run(seed, args.trials, args.processes)
+        r = one_run(seed, args.trials, args.processes, args.cost)
         runs.append(r)
         print(f"run {seed:2d}: {r['trials']} trials, {r['unique_proposals']} distinct, {r['generations_closed']} generations, "
-              f"{r['fingerprints_checked']} worker models checked, {r['fingerprints_different']} different", flush=True)  # fmt: skip
+              f"{r['fingerprints_checked']} worker models checked, {r['fingerprints_different']} different, "
+              f"{r['lagged_trials']} drawn from an older model (lag <= {r['max_lag']}), best {r['best_value']:.3g}", flush=True)  # fmt: skip
     passed = sum(r["identical"] for r in runs)
-    summary = {"command": f"python benchmarks/optuna_workers.py --runs {args.runs} --trials {args.trials} --processes {args.processes}",
-               "runs": runs, "passed": passed, "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip
-    (RESULTS / "optuna_workers.json").write_text(json.dumps(summary, indent=1) + "\n")
-    print(f"identical models across workers in {passed} of {args.runs} runs ({summary['seconds']} s)")
+    command = f"python benchmarks/optuna_workers.py --runs {args.runs} --trials {args.trials} --processes {args.processes}"
+    if args.cost or args.out != "optuna_workers.json":
+        command += f" --cost {args.cost:g} --out {args.out}"
+    best = sorted(r["best_value"] for r in runs)
+    summary = {"command": command, "cost": args.cost, "median_best": float(np.median(best)),
+               "median_lagged_trials": float(np.median([r["lagged_trials"] for r in runs])), "runs": runs, "passed": passed, "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip
+    (RESULTS / args.out).write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"identical models across workers in {passed} of {args.runs} runs ({summary['seconds']} s); "
+          f"median best {summary['median_best']:.3g}, median trials drawn from an older model {summary['median_lagged_trials']:g}")
 
 
 if __name__ == "__main__":

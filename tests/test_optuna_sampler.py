@@ -1,6 +1,7 @@
 """EDAMCCSampler: Optuna's own sampler suites, seeds, generations across workers and processes."""
 
 import multiprocessing
+import time
 import warnings
 from unittest.mock import patch
 
@@ -317,7 +318,16 @@ def _worker(storage_url, study_name, n_trials, journal):
     else:
         storage = storage_url
     study = optuna.load_study(study_name=study_name, storage=storage, sampler=EDAMCCSampler(population_size=20, variant="edamcc"))
-    study.optimize(lambda t: objective(t, n=10), n_trials=n_trials)
+    study.optimize(lambda t: _timed_objective(t, n=10), n_trials=n_trials)
+
+
+def _timed_objective(trial, n):
+    # 20 ms of work per trial. With pure arithmetic (well under 1 ms) three processes hammer the
+    # journal file's lock, whose back-off sleeps a losing worker up to 1 s; its open trial then
+    # holds its generation open while the others draw from an older model, which is the
+    # behaviour documented (and measured by benchmarks/optuna_workers.py), not what this tests.
+    time.sleep(0.02)
+    return objective(trial, n=n)
 
 
 @pytest.mark.parametrize("journal", [True, False], ids=["journal-file", "rdb-sqlite"])
@@ -345,6 +355,8 @@ def test_several_processes_share_one_study(tmp_path, journal):
     assert max(gens) >= 15 and EDAMCCSampler(population_size=20).closed_generations(study) == block_of(450, 20)
     params = [tuple(t.params.values()) for t in trials]
     assert len(set(params)) == len(params)  # no proposal repeats
+    lagged = sum(g < block_of(t.number, 20) for t, g in zip(trials, gens))
+    assert lagged < 0.25 * len(trials)  # three workers, blocks of 19: at most the first two of a block wait
     single = optuna.create_study(sampler=EDAMCCSampler(seed=7, population_size=20, variant="edamcc"))
     single.optimize(lambda t: objective(t, n=10), n_trials=450)
     rand = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=7))
