@@ -76,7 +76,7 @@ def worker(journal: str, log: str, n_trials: int, cost: float) -> None:
     Path(log).write_text(json.dumps({str(g): h for g, h in seen.items()}))
 
 
-def one_run(seed: int, n_trials: int, processes: int, cost: float) -> dict[str, Any]:
+def one_run(seed: int, n_trials: int, processes: int, cost: float = 0.0) -> dict[str, Any]:
     """A run of ``processes`` workers sharing ``n_trials`` trials; the verdict and its counts."""
     import optuna
     from optuna.storages import JournalStorage

@@ -418,6 +418,7 @@ def test_three_processes_on_one_journal_build_identical_models_per_generation():
     assert run["exit_codes"] == [0, 0, 0]
     assert run["trials"] == run["complete"] == run["unique_proposals"] == 240  # nothing lost, nothing repeated
     assert run["fingerprints_checked"] > 0 and run["fingerprints_different"] == 0
+    assert 0 <= run["lagged_trials"] < 240 and run["max_lag"] >= 0 and np.isfinite(run["best_value"])
 
 
 def test_without_optuna_the_import_error_gives_an_install_hint_that_works_from_a_clone_and_an_index():
