@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from common import FUNCTIONS, RESULTS, ZERO, load_runs, write_report
+from common import FUNCTIONS, RESULTS, ZERO, load_runs, verdict_of, write_report
 
 OUT = RESULTS / "adaptive"
 ORDER = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-default", "sep-cma"]
@@ -39,13 +39,6 @@ def medians(runs: list[dict]) -> dict[tuple, dict[str, dict[str, float]]]:
         med = float(np.median(errors))
         out[(dim, budget)][fname][alg] = 0.0 if med < ZERO else med
     return out
-
-
-def compare(a: float, b: float) -> str:
-    """``a`` against ``b``: "ahead", "tie" or "behind"."""
-    if a == b:
-        return "tie"
-    return "ahead" if a < b else "behind"
 
 
 def report(out: Path = OUT) -> str:
@@ -67,7 +60,7 @@ def report(out: Path = OUT) -> str:
             row = table[fname]
             cells = [f"{row[a]:.2e}" if a in row else "–" for a in algs]
             for a in ours:
-                verdict = compare(row[a], row["sep-cma"]) if {a, "sep-cma"} <= set(row) else "–"
+                verdict = verdict_of(row[a], row["sep-cma"]) if {a, "sep-cma"} <= set(row) else "–"
                 verdicts[a][verdict] += 1
                 cells.append(verdict)
                 if {"edamcc", a, "sep-cma"} <= set(row) and row["edamcc"] < row["sep-cma"]:
@@ -78,8 +71,8 @@ def report(out: Path = OUT) -> str:
         lines.append("")
         for a in ours:
             v = verdicts[a]
-            total = sum(v[k] for k in ("ahead", "tie", "behind"))
-            lines.append(f"{a}: median ahead of sep-CMA-ES on {v['ahead']} of {total} functions, tied on {v['tie']}, behind on {v['behind']}."
+            total = sum(v[k] for k in ("ahead", "tied", "behind"))
+            lines.append(f"{a}: median ahead of sep-CMA-ES on {v['ahead']} of {total} functions, tied on {v['tied']}, behind on {v['behind']}."
                          + (f" Where the paper's variant beats sep-CMA-ES, {a} against it: " + ", ".join(paper_checks[a]) + "."
                             if paper_checks[a] else ""))  # fmt: skip
         lines.append("")

@@ -19,6 +19,13 @@ ZERO = 1e-12  # errors below it count as 0, as in the paper
 J = TypeVar("J")
 
 
+def verdict_of(a: float, b: float) -> str:
+    """Median ``a`` against median ``b`` (lower is better): "ahead", "tied" or "behind"."""
+    if a == b:
+        return "tied"
+    return "ahead" if a < b else "behind"
+
+
 def paper_budget(dim: int) -> int:
     """The paper's budget: 10000 n evaluations, 2.5e6 from 500 dimensions on."""
     return 2_500_000 if dim >= 500 else 10_000 * dim

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import mannwhitneyu
 
-from common import FUNCTIONS, RESULTS, ZERO, load_runs, run_jobs, write_report
+from common import FUNCTIONS, RESULTS, ZERO, load_runs, run_jobs, verdict_of, write_report
 from edamcc import minimize
 from peers import LEARNED
 
@@ -147,7 +147,7 @@ def report(out: Path = OUT) -> str:
                         cells.append("– | – | – | – | –")
                         continue
                     m_off, m_on = float(np.median(a)), float(np.median(b))
-                    verdict = "tied" if m_on == m_off else "ahead" if m_on < m_off else "behind"
+                    verdict = verdict_of(m_on, m_off)
                     p = 1.0 if len(set(a) | set(b)) == 1 else float(mannwhitneyu(b, a).pvalue)  # all equal: no evidence
                     tally[(off, on)][verdict] += 1
                     if p < 0.05 and verdict != "tied":

@@ -22,3 +22,9 @@ def test_run_jobs_writes_each_result_and_a_progress_line(tmp_path, capsys):
     assert [r["x"] for r in common.load_runs(tmp_path)] == [1, 2]
     out = capsys.readouterr().out
     assert "[1/2] x = " in out and "[2/2] x = " in out
+
+
+def test_verdict_of_compares_medians_lower_is_better():
+    assert common.verdict_of(1e-3, 2e-3) == "ahead"
+    assert common.verdict_of(2e-3, 1e-3) == "behind"
+    assert common.verdict_of(0.0, 0.0) == "tied"

@@ -115,7 +115,6 @@ class SteadyState:
         self.timeout = timeout
         self.max_queued = int(max_queued)
         self.failures: list[Failure] = []
-        self.busy_seconds = 0.0  # summed seconds of the evaluations inside the workers
         self._flight: dict[Any, tuple[NDArray[np.float64], float, bool]] = {}  # x, submit time, queued
         self._round_trips: deque[float] = deque(maxlen=WINDOW)
         self._durations: deque[float] = deque(maxlen=WINDOW)
@@ -170,7 +169,6 @@ class SteadyState:
         except Exception as exc:  # the worker died (BrokenProcessPool, KilledWorker, ...)
             self._fail(x, format_error(exc), exc)
             return
-        self.busy_seconds += seconds
         self._durations.append(seconds)
         if not queued:  # a queued task's wait for a worker is not the round trip
             self._round_trips.append(max(0.0, now - submitted - seconds))
