@@ -9,7 +9,7 @@ model older than their own block (a slow trial holds its generation open meanwhi
 largest such lag in generations, and the best value.
 
     python benchmarks/optuna_workers.py --runs 20 --trials 600 --processes 3
-    python benchmarks/optuna_workers.py --runs 12 --trials 600 --processes 3 --cost 0.02 --out optuna_workers_20ms.json
+    python benchmarks/optuna_workers.py --runs 20 --trials 600 --processes 3 --cost 0.02 --out optuna_workers_20ms.json
 
 write ``results/optuna_workers.json`` (trials of 0 to 4 ms) and
 ``results/optuna_workers_20ms.json`` (20 ms more per trial).
