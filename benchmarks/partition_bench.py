@@ -35,7 +35,7 @@ from scipy.stats import mannwhitneyu
 
 from common import FUNCTIONS, RESULTS, ZERO, load_runs, run_jobs, verdict_of, write_report
 from edamcc import minimize
-from peers import LEARNED
+from peers import LEARNED, minimize_options
 
 OUT = RESULTS / "partition"
 REPORT = RESULTS / "adaptive" / "partition.md"
@@ -86,7 +86,6 @@ def run_one(algorithm: str, block: int, dim: int, budget: int, seed: int) -> dic
     sharing a group and how many of those pairs lie inside one rotation block."""
     warnings.simplefilter("ignore")
     f = BlockRotatedEllipsoid(dim, block)
-    options = {"variant": LEARNED.get(algorithm, algorithm)} | ({"partition": "learned"} if algorithm in LEARNED else {})
     owner = np.arange(dim) // block
     seen = np.zeros(4)  # generations, strong variables, grouped pairs, grouped pairs inside a block
 
@@ -100,7 +99,7 @@ def run_one(algorithm: str, block: int, dim: int, budget: int, seed: int) -> dic
         seen[:] += (1, np.count_nonzero(~es.weak_mask), pairs, inside)
 
     t = time.perf_counter()
-    best = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, record_pairs=False, callback=note, **options).fun
+    best = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, record_pairs=False, callback=note, **minimize_options(algorithm)).fun
     wall = time.perf_counter() - t
     block_pairs = dim // block * block * (block - 1) // 2
     return {"algorithm": algorithm, "function": f.name, "dim": dim, "budget": budget, "seed": seed, "error": float(best),

@@ -38,16 +38,23 @@ def _budget(dim: int, factor: int | None) -> int:
     return factor * dim if factor is not None else paper_budget(dim)
 
 
+def minimize_options(algorithm: str) -> dict:
+    """``minimize``'s algorithm options for a self-adaptive entry: none for ``edamcc-default``, the
+    variant and ``partition="learned"`` for the ``-learned`` entries, else the variant."""
+    if algorithm == "edamcc-default":
+        return {}
+    if algorithm in LEARNED:
+        return {"variant": LEARNED[algorithm], "partition": "learned"}
+    return {"variant": algorithm}
+
+
 def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dict:
     warnings.simplefilter("ignore")
     f = get_function(fname, dim)
     lo, hi = f.lower, f.upper
     t = time.perf_counter()
     if algorithm in ("edamcc-adaptive", "edamcc-csa", "edamcc-default", *LEARNED):  # the self-adaptive variants, the default
-        options = {} if algorithm == "edamcc-default" else {"variant": algorithm}
-        if algorithm in LEARNED:
-            options = {"variant": LEARNED[algorithm], "partition": "learned"}
-        best = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, record_pairs=False, **options).fun
+        best = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, record_pairs=False, **minimize_options(algorithm)).fun
     elif algorithm in ("edamcc", "umdac", "eeda", "emna-global", "mimic"):
         m = 200 if algorithm == "edamcc" else 2000 if dim >= 500 or algorithm in ("umdac", "mimic") else 1000
         c = 100 if dim >= 500 else 20

@@ -28,3 +28,9 @@ def test_report_has_one_table_per_dimension_and_budget(tmp_path):
     assert "| F2 | 3.00e+00 (1.0) | – |" in text
     assert "| F10 | 0.00e+00 (1.0) | 2.00e+00 (12) |" in text  # below 1e-12 is 0; long runs in whole seconds
     assert text.index("| F2 |") < text.index("| F10 |")
+
+
+def test_minimize_options_name_the_variant_and_the_learned_partition():
+    assert peers.minimize_options("edamcc-default") == {}
+    assert peers.minimize_options("edamcc-csa") == {"variant": "edamcc-csa"}
+    assert peers.minimize_options("edamcc-adaptive-learned") == {"variant": "edamcc-adaptive", "partition": "learned"}
