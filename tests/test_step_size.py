@@ -124,3 +124,48 @@ def test_nothing_fitted_keeps_the_state():
     state = StepSize()
     after = state.update(np.zeros((2, 3)), np.array([np.nan, np.nan]), None, None, 0.0)
     assert after.model is None and after.sigma is None
+
+
+def _univariate(mean, std):
+    """A factorized model of independent Gaussians (every variable weak)."""
+    from edamcc.models import FactorizedGaussian
+
+    mean = np.asarray(mean, dtype=float)
+    return FactorizedGaussian(mean, np.ones(mean.size, dtype=bool), np.full(mean.size, float(std)), ())
+
+
+def _started(n=4, sigma=1.0):
+    """A state after its first fit: sigma, a flat shape, a model at the origin."""
+    state = StepSize(sigma=sigma, path=np.zeros(n), shape=np.ones(n), model=_univariate(np.zeros(n), sigma),
+                     evolution=np.zeros(n), generations=1)  # fmt: skip
+    return state
+
+
+def test_the_shape_is_learned_around_the_mean_the_rows_came_from():
+    # the selected rows all moved by +1 along variable 0, with no spread among themselves: a fit
+    # around their own mean sees zero variance everywhere, the rank-mu term around the old mean
+    # sees the step, so variable 0's share of the shape grows
+    n, mu = 4, 6
+    selected = np.zeros((mu, n))
+    selected[:, 0] = 1.0
+    w = recombination_weights(mu)
+    fitted = fit_factorized(selected, np.arange(n), [], "emna", w)
+    after = _started(n).update(selected, np.arange(mu, dtype=float), None, fitted, 1.0 / np.sum(w**2))
+    assert after.shape[0] > 1.5 * after.shape[1]
+    np.testing.assert_allclose(after.shape[1:], after.shape[1], rtol=1e-12)
+    assert after.evolution[0] > 0 and np.all(after.evolution[1:] == 0)
+
+
+def test_the_rank_one_path_accumulates_steps_in_one_direction():
+    n, mu = 20, 6
+    w = recombination_weights(mu)
+    mu_eff = 1.0 / np.sum(w**2)
+    state = _started(n, sigma=1.0)
+    firsts = []
+    for k in range(3):
+        selected = np.tile(state.model.mean, (mu, 1)) + np.random.default_rng(k).normal(0.0, 0.5, (mu, n))
+        selected[:, 0] += 0.3  # a small, steady step along variable 0
+        fitted = fit_factorized(selected, np.arange(n), [], "emna", w)
+        state = state.update(selected, np.arange(mu, dtype=float), None, fitted, mu_eff)
+        firsts.append(state.evolution[0])
+    assert firsts[0] > 0 and firsts[2] > firsts[1] > firsts[0]

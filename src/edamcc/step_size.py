@@ -10,12 +10,23 @@ separates the model's *shape* from its *scale*:
 * **Shape**: the maximum-likelihood estimates of the selected rows, weighted by rank
   (w_i proportional to ln(mu + 1/2) - ln i, the best mu = floor(M/2) rows), as in the paper's
   Fig. 6 otherwise: WI picks the weak variables, SM groups the strong ones. Each variable's
-  variance, relative to the scale, is remembered across generations,
-  D_i^2 <- (1 - eta) D_i^2 + eta s_i^2 / sigma^2 with eta = 0.3 (mu_eff + 2) / (n + 5), and
-  normalized to mean 1 (an arithmetic mean: a variable pinned to a bound by the repair has a
-  vanishing variance that a geometric mean would turn into a huge scale for all others); a group's correlations come from the generation's fit,
-  shrunk towards the identity by s / (s + mu_eff) for a group of s variables, since a group
-  larger than the selection has a singular sample correlation.
+  variance, relative to the scale, is remembered across generations as sep-CMA-ES's diagonal
+  (Ros and Hansen, "A simple modification in CMA-ES achieving linear time and space
+  complexity", PPSN 2008):
+  D_i^2 <- (1 - c_1 - c_mu) D_i^2 + c_1 p_c,i^2 + c_mu sum_k w_k (x_k,i - m_i)^2 / sigma^2.
+  The rank-mu term is taken around the mean m the rows were sampled from, not around their
+  own mean: the mean's step then widens the variance in the direction of progress instead of
+  being lost, which is what lets the shape stretch along a separable ellipsoid's long axes
+  (measured on COCO's f2 at 80-D: the error after 1000 n fell from 0.13 to below 1e-8). The
+  rank-one term follows the mean's path p_c <- (1 - c_c) p_c + h sqrt(c_c (2 - c_c) mu_eff)
+  (m' - m) / sigma, with h = 0 while the step-size path is long (the stall indicator of
+  Hansen's tutorial). Rates: c_mu = 0.3 (mu_eff + 2) / (n + 5), about sep-CMA-ES's
+  (n + 2) / 3 times CMA-ES's c_mu; c_1 = (n + 2) / 3 * 2 / ((n + 1.3)^2 + mu_eff);
+  c_c = (4 + mu_eff / n) / (n + 4 + 2 mu_eff / n). D is normalized to mean 1 (an
+  arithmetic mean: a variable pinned to a bound by the repair has a vanishing variance that a
+  geometric mean would turn into a huge scale for all others). A group's correlations come
+  from the generation's fit, shrunk towards the identity by s / (s + mu_eff) for a group of s
+  variables, since a group larger than the selection has a singular sample correlation.
 * **Scale**: one step size sigma, adapted from the length of the mean's path in the model's
   own coordinates (cumulative step-size adaptation: Hansen and Ostermeier, "Completely
   derandomized self-adaptation in evolution strategies", Evolutionary Computation 9(2), 2001;
@@ -40,8 +51,9 @@ from numpy.typing import NDArray
 
 from .models import FactorizedGaussian, GaussianBlocks
 
-SHAPE_RATE = 0.3  # eta = SHAPE_RATE * (mu_eff + 2) / (n + 5): the diagonal learning rate of sep-CMA-ES
+SHAPE_RATE = 0.3  # c_mu = SHAPE_RATE * (mu_eff + 2) / (n + 5): the diagonal learning rate of sep-CMA-ES
 MAX_LOG_STEP = 1.0  # sigma changes by at most a factor e per generation
+STALL_FACTOR = 1.4  # h = 0 while |p_sigma| / sqrt(1 - (1 - c)^(2 g)) >= (1.4 + 2 / (n + 1)) E|N(0, I)|
 
 
 def recombination_weights(mu: int) -> NDArray[np.float64]:
@@ -74,6 +86,8 @@ class StepSize:
     shape: NDArray[np.float64] | None = None  # D_i^2, mean 1
     model: FactorizedGaussian | None = None  # the model the next generation samples from
     best_f: float = math.inf
+    evolution: NDArray[np.float64] | None = None  # p_c, the mean's path for the rank-one term
+    generations: int = 0  # updates with a model so far (the stall indicator's bias correction)
 
     @property
     def multiplier(self) -> None:
@@ -96,18 +110,29 @@ class StepSize:
                 return replace(self, best_f=best)
             sigma = float(np.exp(0.5 * np.mean(np.log(positive))))
             shape, path = np.where(variances > 0, variances, positive.min()) / sigma**2, np.zeros(n)
+            evolution, generations = np.zeros(n), 0
         else:
             c = (mu_eff + 2.0) / (n + mu_eff + 5.0)
             d = 1.0 + c + 2.0 * max(0.0, math.sqrt((mu_eff - 1.0) / (n + 1.0)) - 1.0)
-            y = whiten(self.model, fitted.mean - self.model.mean)  # the mean's step, in the model's units
+            step = fitted.mean - self.model.mean
+            y = whiten(self.model, step)  # the mean's step, in the model's units
             path = (1.0 - c) * self.path + math.sqrt(c * (2.0 - c) * mu_eff) * y  # type: ignore[operator]
-            log_step = min(MAX_LOG_STEP, (c / d) * (float(np.linalg.norm(path)) / expected_norm(n) - 1.0))
-            eta = min(1.0, SHAPE_RATE * (mu_eff + 2.0) / (n + 5.0))
-            shape = (1.0 - eta) * self.shape + eta * variances / self.sigma**2  # type: ignore[operator]
+            norm = float(np.linalg.norm(path))
+            log_step = min(MAX_LOG_STEP, (c / d) * (norm / expected_norm(n) - 1.0))
+            generations = self.generations + 1
+            stalled = norm / math.sqrt(1.0 - (1.0 - c) ** (2 * generations)) >= (STALL_FACTOR + 2.0 / (n + 1.0)) * expected_norm(n)
+            cc = (4.0 + mu_eff / n) / (n + 4.0 + 2.0 * mu_eff / n)
+            c1 = (n + 2.0) / 3.0 * 2.0 / ((n + 1.3) ** 2 + mu_eff)
+            c_mu = min(1.0 - c1, SHAPE_RATE * (mu_eff + 2.0) / (n + 5.0))
+            previous = np.zeros(n) if self.evolution is None else self.evolution
+            evolution = (1.0 - cc) * previous + (0.0 if stalled else math.sqrt(cc * (2.0 - cc) * mu_eff)) * step / self.sigma  # type: ignore[operator]
+            rank_one = evolution**2 + (cc * (2.0 - cc) * self.shape if stalled else 0.0)  # type: ignore[operator]
+            around_old_mean = (variances + step**2) / self.sigma**2  # type: ignore[operator]  # sum_k w_k (x_k - m)^2 / sigma^2
+            shape = (1.0 - c1 - c_mu) * self.shape + c1 * rank_one + c_mu * around_old_mean  # type: ignore[operator]
             shape = np.maximum(shape, np.finfo(float).tiny)
             sigma = self.sigma * math.exp(log_step)  # type: ignore[operator]
         shape = shape / np.mean(shape)
-        return StepSize(sigma, path, shape, sampling_model(fitted, sigma, shape, mu_eff), best)
+        return StepSize(sigma, path, shape, sampling_model(fitted, sigma, shape, mu_eff), best, evolution, generations)
 
 
 def sampling_model(fitted: FactorizedGaussian, sigma: float, shape: NDArray[np.float64], mu_eff: float) -> FactorizedGaussian:
