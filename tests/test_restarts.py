@@ -4,7 +4,8 @@ import numpy as np
 
 from edamcc import EDAMCCStrategy
 from edamcc.models import FactorizedGaussian
-from edamcc.restarts import TOL_MULTIPLIER, next_population_size, restart_reason
+from edamcc.restarts import TOL_FUN, TOL_MULTIPLIER, next_population_size, restart_reason
+from edamcc.stopping import Progress
 
 
 def test_restart_reasons():
@@ -15,6 +16,34 @@ def test_restart_reasons():
     assert "below" in restart_reason(tiny, 1.0, lo, hi)
     assert "multiplier" in restart_reason(wide, TOL_MULTIPLIER / 2, lo, hi)
     assert next_population_size(34) == 68
+
+
+def test_tolfun_restarts_only_with_a_progress_record_that_stopped_moving():
+    lo, hi = np.zeros(2), np.ones(2)
+    wide = FactorizedGaussian(np.zeros(2), np.arange(2), np.ones(2), ())
+    progress = Progress()
+    for _ in range(5):
+        progress.add(1.0, np.array([1.0, 1.0 + TOL_FUN / 2]))
+    assert restart_reason(wide, None, lo, hi) is None  # no record given (edamcc-adaptive): no tolfun
+    assert restart_reason(wide, None, lo, hi, progress, window=6) is None  # too short a record
+    assert "no progress" in restart_reason(wide, None, lo, hi, progress, window=5)
+    progress.add(1.0, np.array([1.0, 1.0 + 2 * TOL_FUN]))  # the last generation still spreads
+    assert restart_reason(wide, None, lo, hi, progress, window=5) is None
+    progress.add(1.0 - 2 * TOL_FUN, np.array([1.0 - 2 * TOL_FUN] * 2))  # the best value still moves
+    assert restart_reason(wide, None, lo, hi, progress, window=5) is None
+
+
+def test_a_csa_run_on_a_plateau_restarts_long_before_its_model_collapses():
+    # a quantized sphere: inside the unit ball every value is 0, selection is random there and
+    # the step size stops shrinking, so only tolfun can end the run
+    es = EDAMCCStrategy(bounds=[(-5, 5)] * 6, variant="edamcc-csa", seed=1, record_structure=False)
+    for _ in range(2000):
+        x = es.ask()
+        es.tell(x, np.floor(np.sum(x**2, axis=1)))
+        if es.restarts:
+            break
+    assert es.restarts and es.restarts[0]["reason"].startswith("no progress")
+    assert es.model.max_std > 1e-6  # the new run's model, and the old one was far from collapsing too
 
 
 def test_a_stuck_run_restarts_with_twice_the_population_and_keeps_best_evaluations_and_record():

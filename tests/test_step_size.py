@@ -86,7 +86,7 @@ def test_the_step_size_grows_on_a_linear_slope():
 def test_the_step_size_shrinks_as_the_sphere_converges():
     es, sigmas = _run(lambda x: np.sum(x**2, axis=1), 10, 250)
     assert es.best_f < 1e-8
-    assert sigmas[-1] < 1e-3 * sigmas[5]
+    assert min(s for s in sigmas[5:] if s is not None) < 1e-3 * sigmas[5]  # a converged run restarts (tolfun) afresh
 
 
 def test_the_shape_learns_a_separable_ellipsoid():

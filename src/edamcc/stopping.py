@@ -33,6 +33,15 @@ def no_progress_window(dimension: int, population_size: int) -> int:
     return 10 + math.ceil(30 * dimension / population_size)
 
 
+def no_progress(best_history: Sequence[float], spreads: Sequence[float], window: int, tolerance: float) -> bool:
+    """pycma's ``tolfun`` rule: over the last ``window`` generations the best value moved by at
+    most ``tolerance``, and so did the values of the last generation (False for NaN spreads)."""
+    if len(best_history) < window or not spreads:
+        return False
+    recent = best_history[-window:]
+    return max(recent) - min(recent) <= tolerance and spreads[-1] <= tolerance
+
+
 def stop_reason(
     *,
     evaluations: int,
@@ -55,15 +64,11 @@ def stop_reason(
         return f"target {target} reached"
     if max_std == 0.0:
         return "the model has collapsed to a point (every standard deviation is 0)"
-    if len(best_history) >= window and math.isfinite(best_f):
-        recent = best_history[-window:]
-        last = spreads[-1]
-        span = max(recent) - min(recent)
-        if span <= TOL_FUN and last <= TOL_FUN:  # False for NaN
-            return (
-                f"no progress: the best value did not change in {window} generations "
-                "and every value of the last generation was the same"
-            )
+    if math.isfinite(best_f) and no_progress(best_history, spreads, window, TOL_FUN):
+        return (
+            f"no progress: the best value did not change in {window} generations "
+            "and every value of the last generation was the same"
+        )
     if len(spreads) >= FLAT_GENERATIONS and all(s == 0.0 for s in spreads[-FLAT_GENERATIONS:]):
         return f"flat fitness: every value of each of the last {FLAT_GENERATIONS} generations was equal"
     return None

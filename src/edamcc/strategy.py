@@ -343,7 +343,9 @@ class EDAMCCStrategy:
     def _maybe_restart(self) -> None:
         """IPOP (:mod:`edamcc.restarts`): a fresh uniform run with twice the population."""
         collapsed = self._model.max_std == 0.0
-        reason = restart_reason(self._model, self._adaptation.multiplier, self._lower, self._upper)  # type: ignore[union-attr]
+        progress = self._progress if self.variant.scale == "csa" else None  # tolfun: edamcc-csa only
+        window = no_progress_window(self.dimension, self.population_size)
+        reason = restart_reason(self._model, self._adaptation.multiplier, self._lower, self._upper, progress, window)  # type: ignore[union-attr]
         if reason is None or len(self._restarts) >= MAX_RESTARTS:
             self._stuck = reason if collapsed or reason is None else f"{reason}, after {MAX_RESTARTS} restarts"
             return
