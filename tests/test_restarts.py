@@ -4,7 +4,7 @@ import numpy as np
 
 from edamcc import EDAMCCStrategy
 from edamcc.models import FactorizedGaussian
-from edamcc.restarts import TOL_FUN, TOL_MULTIPLIER, next_population_size, restart_reason
+from edamcc.restarts import RESTART_TOL_FUN, TOL_MULTIPLIER, next_population_size, restart_reason
 from edamcc.stopping import Progress
 
 
@@ -23,13 +23,13 @@ def test_tolfun_restarts_only_with_a_progress_record_that_stopped_moving():
     wide = FactorizedGaussian(np.zeros(2), np.arange(2), np.ones(2), ())
     progress = Progress()
     for _ in range(5):
-        progress.add(1.0, np.array([1.0, 1.0 + TOL_FUN / 2]))
+        progress.add(1.0, np.array([1.0, 1.0 + RESTART_TOL_FUN / 2]))
     assert restart_reason(wide, None, lo, hi) is None  # no record given (edamcc-adaptive): no tolfun
     assert restart_reason(wide, None, lo, hi, progress, window=6) is None  # too short a record
     assert "no progress" in restart_reason(wide, None, lo, hi, progress, window=5)
-    progress.add(1.0, np.array([1.0, 1.0 + 2 * TOL_FUN]))  # the last generation still spreads
+    progress.add(1.0, np.array([1.0, 1.0 + 2 * RESTART_TOL_FUN]))  # the last generation still spreads
     assert restart_reason(wide, None, lo, hi, progress, window=5) is None
-    progress.add(1.0 - 2 * TOL_FUN, np.array([1.0 - 2 * TOL_FUN] * 2))  # the best value still moves
+    progress.add(1.0 - 2 * RESTART_TOL_FUN, np.array([1.0 - 2 * RESTART_TOL_FUN] * 2))  # the best value still moves
     assert restart_reason(wide, None, lo, hi, progress, window=5) is None
 
 

@@ -9,17 +9,18 @@ happens when the current run can no longer make progress:
 * the variance multiplier fell below ``TOL_MULTIPLIER`` = 1e-10 (AMaLGaM's own restart
   condition: it shrinks by 0.9 per generation only after 25 + n generations in a row
   without improvement, so about 25 + n + 219 generations on a plateau);
-* ``edamcc-csa`` only, pycma's ``tolfun`` (``TOL_FUN`` = 1e-11): over the last
-  ``10 + ceil(30 n / M)`` generations the best value moved by at most 1e-11, and so did the
+* ``edamcc-csa`` only, pycma's ``tolfun`` (``RESTART_TOL_FUN`` = 1e-11; the stop of
+  :mod:`edamcc.stopping` uses 0): over the last ``10 + ceil(30 n / M)`` generations the best value moved by at most 1e-11, and so did the
   values of the last generation. Without it a converged ``edamcc-csa`` run never restarts:
   once the values of a generation are equal to the last bit, selection is random, the step
   size stops shrinking and the standard deviations stay far above ``TOL_STD`` (measured on
-  `bbob` Rastrigin f3 and f15 at 20-D: no restart in 200,000 evaluations).
+  bbob Rastrigin f3 and f15 at 20-D: no restart in 200,000 evaluations).
 
-Flat fitness is not a reason: samples clipped to the box make equal values early on (on
+Flat fitness alone is not a reason: samples clipped to the box make equal values early on (on
 max|x_i| every sample with a coordinate on a bound scores the bound), and restarting then only
-throws the run away. The budget and the target end the whole run; after ``MAX_RESTARTS`` = 9
-restarts (a population 512 times the first) a stuck run stops.
+throws the run away (``tolfun`` needs the best value flat over its whole window too). The
+budget and the target end the whole run; after ``MAX_RESTARTS`` = 9 restarts (a population
+512 times the first) a stuck run stops.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from .stopping import Progress, no_progress
 MAX_RESTARTS = 9
 TOL_STD = 1e-12
 TOL_MULTIPLIER = 1e-10
-TOL_FUN = 1e-11  # pycma's tolfun
+RESTART_TOL_FUN = 1e-11  # pycma's tolfun
 GROWTH = 2
 
 
@@ -46,8 +47,8 @@ def restart_reason(model: Any, multiplier: float | None, lower: NDArray[np.float
         return f"every standard deviation is below {TOL_STD:g} of the box"
     if multiplier is not None and multiplier < TOL_MULTIPLIER:
         return f"the variance multiplier fell below {TOL_MULTIPLIER:g}"
-    if progress is not None and no_progress(progress.best, progress.spreads, window, TOL_FUN):
-        return f"no progress: the best value and the last generation's values moved by at most {TOL_FUN:g} in {window} generations"
+    if progress is not None and no_progress(progress.best, progress.spreads, window, RESTART_TOL_FUN):
+        return f"no progress: the best value and the last generation's values moved by at most {RESTART_TOL_FUN:g} in {window} generations"
     return None
 
 
