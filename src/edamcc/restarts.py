@@ -10,11 +10,12 @@ happens when the current run can no longer make progress:
   condition: it shrinks by 0.9 per generation only after 25 + n generations in a row
   without improvement, so about 25 + n + 219 generations on a plateau);
 * ``edamcc-csa`` only, pycma's ``tolfun`` (``RESTART_TOL_FUN`` = 1e-11; the stop of
-  :mod:`edamcc.stopping` uses 0): over the last ``10 + ceil(30 n / M)`` generations the
-  best value moved by at most 1e-11, and so did the values of the last generation. Without it a converged ``edamcc-csa`` run never restarts:
-  once the values of a generation are equal to the last bit, selection is random, the step
-  size stops shrinking and the standard deviations stay far above ``TOL_STD`` (measured on
-  bbob Rastrigin f3 and f15 at 20-D: no restart in 200,000 evaluations).
+  :mod:`edamcc.stopping` uses 0): over the last ``10 + ceil(30 n / M)`` generations the best
+  value moved by at most 1e-11, and so did the values of the last generation. Without it a
+  converged ``edamcc-csa`` run never restarts: once the values of a generation are equal to
+  the last bit, selection is random, the step size stops shrinking and the standard
+  deviations stay far above ``TOL_STD`` (measured on bbob Rastrigin f3 and f15 at 20-D: no
+  restart in 200,000 evaluations).
 
 Flat fitness alone is not a reason: samples clipped to the box make equal values early on (on
 max|x_i| every sample with a coordinate on a bound scores the bound), and restarting then only
