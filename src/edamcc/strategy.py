@@ -321,9 +321,8 @@ class EDAMCCStrategy:
         return reason
 
     def _run_stop_reason(self) -> str | None:
-        window = no_progress_window(self.dimension, self.population_size)
-        return self._progress.reason(evaluations=self._nfev, budget=self._budget, best_f=self._best_f,
-                                     target=self._target, max_std=self._model.max_std, window=window)  # fmt: skip
+        return self._progress.reason(evaluations=self._nfev, budget=self._budget, best_f=self._best_f, target=self._target,
+                                     max_std=self._model.max_std, window=no_progress_window(self.dimension, self.population_size))  # fmt: skip
 
     # ------------------------------------------------------------------ the generation (Fig. 6)
     def _close_ready_generations(self) -> None:
@@ -343,9 +342,8 @@ class EDAMCCStrategy:
     def _maybe_restart(self) -> None:
         """IPOP (:mod:`edamcc.restarts`): a fresh uniform run with twice the population."""
         collapsed = self._model.max_std == 0.0
-        progress = self._progress if self.variant.scale == "csa" else None  # tolfun: edamcc-csa only
-        window = no_progress_window(self.dimension, self.population_size)
-        reason = restart_reason(self._model, self._adaptation.multiplier, self._lower, self._upper, progress, window)  # type: ignore[union-attr]
+        tolfun = (self._progress, no_progress_window(self.dimension, self.population_size)) if self.variant.scale == "csa" else ()
+        reason = restart_reason(self._model, self._adaptation.multiplier, self._lower, self._upper, *tolfun)  # type: ignore[union-attr]
         if reason is None or len(self._restarts) >= MAX_RESTARTS:
             self._stuck = reason if collapsed or reason is None else f"{reason}, after {MAX_RESTARTS} restarts"
             return
