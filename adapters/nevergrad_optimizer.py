@@ -185,6 +185,7 @@ REGISTERED = {
     "EDAMCC": DEFAULT_VARIANT,
     "EDAMCC-Paper": "edamcc",
     "EDAMCC-CSA": "edamcc-csa",
+    "EDAMCC-Adaptive": "edamcc-adaptive",
     "EDAMCC-EMNA": "edamcc-emna",
     "EDAMCC-GC": "edamcc-gc",
     "EDAMCC-WIOnly": "wi-only",

@@ -26,7 +26,7 @@ from nevergrad.functions import ArtificialFunction  # noqa: E402
 import edamcc.adapters.nevergrad_optimizer  # noqa: E402,F401  (registers EDAMCC)
 from common import RESULTS  # noqa: E402
 
-OPTIMIZERS = ["EDAMCC", "CMA", "DiagonalCMA", "NaiveIsoEMNA", "NGOpt"]
+OPTIMIZERS = ["EDAMCC", "EDAMCC-Paper", "CMA", "DiagonalCMA", "NaiveIsoEMNA", "NGOpt"]
 
 
 def make(name: str, dim: int) -> ArtificialFunction:

@@ -55,7 +55,7 @@ def test_variants_and_functions_are_listed(capsys):
         (["solve", "F1", "-M", "2"], "population_size: expected an integer >= 3"),
         (["solve", "F1", "-c", "0"], "c: expected an integer >= 1"),
         (["solve", "F1", "--m-corr", "1"], "m_corr: expected an integer >= 2"),
-        (["solve", "F1", "-M", "20", "--m-corr", "50"], "m_corr: expected an integer in [2, m=7]"),
+        (["solve", "F1", "-M", "20", "--m-corr", "50"], "m_corr: expected an integer in [2, m=10]"),
         (["solve", "F1", "--selection-ratio", "0"], "selection_ratio"),
         (["solve", "F1", "--repair", "bounce"], "repair"),
         (["solve", "F1", "--json", "no-such-dir/r.json"], "--json: directory"),

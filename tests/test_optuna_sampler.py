@@ -209,13 +209,15 @@ def test_a_trial_still_running_holds_its_generation_open_and_later_trials_use_th
     assert study._storage.get_trial(nxt._trial_id).system_attrs[GENERATION_KEY] == 1
 
 
-def test_the_sampler_and_the_strategy_close_the_same_history_the_same_way():
+@pytest.mark.parametrize("variant", ["edamcc-csa", "edamcc-adaptive", "edamcc"])
+def test_the_sampler_and_the_strategy_close_the_same_history_the_same_way(variant):
     """One told history, with NaN rows, an all-NaN generation, extra and late rows, through
     both: the strategy (ask/tell/ask_extra) and the sampler (the same rows as finished trials
     in the same numbers). Every generation's selection and elite agree, and so does the model
-    fitted from them with the same random generator."""
+    fitted from them with the same random generator. The self-adaptive variants' scale state
+    goes from generation to generation (``edamcc-csa`` selects from the new rows alone)."""
     n, big_m = 3, 8
-    es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * n, population_size=big_m, seed=11, record_structure=False)
+    es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * n, population_size=big_m, seed=11, record_structure=False, variant=variant)
     rows: list[np.ndarray] = []  # in number order
     values: dict[int, float] = {}
     rng = np.random.default_rng(0)
@@ -241,7 +243,7 @@ def test_the_sampler_and_the_strategy_close_the_same_history_the_same_way():
             values[k] = value(rows[k], k)
         assert es.generation > before
 
-    sampler = EDAMCCSampler(seed=11, population_size=big_m)
+    sampler = EDAMCCSampler(seed=11, population_size=big_m, variant=variant)
     study = optuna.create_study(sampler=sampler)
     dists = {f"x{i}": optuna.distributions.FloatDistribution(-5.0, 5.0) for i in range(n)}
     for k, r in enumerate(rows):
@@ -256,16 +258,22 @@ def test_the_sampler_and_the_strategy_close_the_same_history_the_same_way():
 
     # replay the strategy's rule on its own rows, generation by generation
     from edamcc import Settings, block_size, block_start
+    from edamcc.generation import start_adaptation
+    from edamcc.models import UniformModel
 
-    rules = Settings(population_size=big_m).resolve(n)
+    rules = Settings(population_size=big_m, variant=variant).resolve(n)
     all_rows = np.array(rows)
     all_values = np.array([values[k] for k in range(len(rows))])
     elite_x, elite_f = None, np.inf
+    state, fit_before = start_adaptation(rules.variant), UniformModel(np.full(n, -5.0), np.full(n, 5.0))
     for g in range(1, closed + 1):
         start, size = block_start(g - 1, big_m), block_size(g - 1, big_m)
         ours = close_generation(elite_x, elite_f, all_rows[start : start + size], all_values[start : start + size],
-                                rules, np.random.default_rng(g))  # fmt: skip
+                                rules, np.random.default_rng(g), adaptation=state, fit_before=fit_before)  # fmt: skip
         _, theirs = sampler.closed_generation(study, g)
+        if state is not None:  # the scale state follows the fits' random draws: carried from the sampler's
+            state = theirs.adaptation
+            fit_before = theirs.fitted.model if theirs.fitted is not None else fit_before
         assert (ours.selected is None) == (theirs.selected is None), g
         if ours.selected is not None:
             np.testing.assert_array_equal(ours.selected, theirs.selected)

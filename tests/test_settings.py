@@ -11,7 +11,7 @@ BAD = [
     ({"theta": 1.5}, "theta: expected a number in [0, 1]"),
     ({"c": 0}, "c: expected an integer >= 1"),
     ({"m_corr": 1}, "m_corr: expected an integer >= 2"),
-    ({"m_corr": 11, "population_size": 20}, "m_corr: expected an integer in [2, m=7]"),
+    ({"m_corr": 11, "population_size": 20}, "m_corr: expected an integer in [2, m=10]"),
     ({"population_size": 2}, "population_size: expected an integer >= 3"),
     ({"selection_ratio": 1.2}, "selection_ratio: expected a number in (0, 1]"),
     ({"selection_ratio": 0.05, "population_size": 20}, "selection_ratio: floor"),
@@ -29,7 +29,7 @@ CLI_FLAGS = {"theta": "--theta", "c": "-c", "m_corr": "--m-corr", "population_si
 def test_defaults_and_where_they_come_from():
     s = Settings()
     assert (s.population_size, s.selection_ratio, s.m_corr, s.theta, s.c, s.variant.name, s.repair) == (
-        None, 0.35, None, "auto", 20, "edamcc-adaptive", "clip")  # fmt: skip
+        None, 0.5, None, "auto", 20, "edamcc-csa", "clip")  # fmt: skip
     assert Settings(variant="edamcc").theta == 0.3  # the paper's threshold comes with the paper's variant
     r = Settings(variant="edamcc").resolve(100, budget=10_000 * 100)
     assert (r.population_size, r.n_selected, r.m_corr) == (200, 100, 100)  # the paper's Section IV-A

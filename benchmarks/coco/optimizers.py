@@ -60,16 +60,28 @@ def edamcc_paper(problem, lower, upper, budget, seed):
                     selection_ratio=0.5, theta=0.3, c=20)
 
 
-@register("edamcc-default", "edamcc", "edamcc.minimize with its defaults (no algorithm option)")
+@register("edamcc-default", "edamcc", "edamcc.minimize with its defaults (variant edamcc-csa since 0.3) and repair='none': "
+          "the box [-5,5]^n is COCO's region of interest, not a constraint, and the peers run unbounded")
 def edamcc_default(problem, lower, upper, budget, seed):
     import edamcc
 
     problem.strict = False
     edamcc.minimize(problem, list(zip(lower, upper)), budget=budget, seed=seed, vectorized=True,
-                    callback=_stop_on_target(problem))
+                    callback=_stop_on_target(problem), repair="none")
 
 
-@register("edamcc-csa", "edamcc", "edamcc.minimize, variant edamcc-csa (cumulative step size), its defaults otherwise")
+@register("edamcc-adaptive", "edamcc", "edamcc.minimize, variant edamcc-adaptive (the default of 0.2), its defaults otherwise "
+          "(samples clipped to the box)")
+def edamcc_adaptive(problem, lower, upper, budget, seed):
+    import edamcc
+
+    problem.strict = False
+    edamcc.minimize(problem, list(zip(lower, upper)), budget=budget, seed=seed, vectorized=True,
+                    callback=_stop_on_target(problem), variant="edamcc-adaptive")
+
+
+@register("edamcc-csa", "edamcc", "edamcc.minimize, variant edamcc-csa (cumulative step size), its defaults otherwise "
+          "(samples clipped to the box)")
 def edamcc_csa(problem, lower, upper, budget, seed):
     import edamcc
 

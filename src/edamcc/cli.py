@@ -76,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--instance-seed", type=int, default=0, metavar="S", help="seed of the shift/rotation (default 0)")
     solve.add_argument("--cec2005-data", metavar="DIR", default=None, help="official CEC2005 data files (F2, F8-F10, F12, F13)")
     solve.add_argument("--budget", type=_positive_int, default=None, metavar="N", help="evaluations (default 10000 * dim)")
-    solve.add_argument("--variant", default=DEFAULT_VARIANT, metavar="V", help="default edamcc-adaptive; paper: edamcc")
+    solve.add_argument("--variant", default=DEFAULT_VARIANT, metavar="V", help=f"default {DEFAULT_VARIANT}; paper: edamcc")
     solve.add_argument("-M", "--population-size", type=int, default=None, metavar="M", help="M (default: see README)")
     solve.add_argument("--selection-ratio", type=float, default=None, metavar="TAU", help="tau (paper 0.5; adaptive 0.35)")
     solve.add_argument("--m-corr", type=int, default=None, metavar="K", help="rows for WI (default min(100, m))")

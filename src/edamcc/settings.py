@@ -34,9 +34,10 @@ ADAPTIVE_SELECTION_RATIO = 0.35  # AMaLGaM's tau (Bosman, Grahl, Thierens 2013),
 DEFAULT_M_CORR = 100  # Section IV-A, "Parameters of EDA-MCC": m_corr = 100 "through all experiments"
 DEFAULT_THETA = 0.3  # ibid.: theta = 0.3, "a popular threshold to define weakly correlated"
 DEFAULT_C = 20  # Table IV's setting at 50D/100D; the paper uses c = 100 at 500D (Table IX)
-# The package's default algorithm: the self-adaptive EDA-MCC, ahead of the paper's variant at
-# the budgets users have (README, "Self-adaptive EDA-MCC"). The paper's is variant="edamcc".
-DEFAULT_VARIANT = "edamcc-adaptive"
+# The package's default algorithm: the self-adaptive EDA-MCC with a cumulative step size, ahead
+# of the paper's variant and of edamcc-adaptive (the default of 0.2) at the budgets users have
+# (README, "Self-adaptive EDA-MCC"). The paper's is variant="edamcc".
+DEFAULT_VARIANT = "edamcc-csa"
 PAPER_VARIANT = "edamcc"
 # How SM groups the strong set S: "random" (Fig. 4, step 2) or "learned" (SM-GC's clusters of
 # Fig. 11, the strong variables left over in random groups; :func:`edamcc.structure_learning.learned_partition`).
@@ -129,11 +130,11 @@ class Settings:
             (Fig. 6, step 2). None: ``min(100, m)`` (paper 100).
         theta: WI's threshold in [0, 1] (Eq. (3); paper 0.3), or ``"auto"`` for the threshold
             calibrated to the correlations' noise (:mod:`edamcc.wi_threshold`). None: 0.3 for
-            the paper's variants, ``"auto"`` for ``edamcc-adaptive``.
+            the paper's variants, ``"auto"`` for the self-adaptive ones.
         c: subspace capacity, the largest SM group (Fig. 4); at least 1, or 2 for the
             greedy-clustering variant (Fig. 11). Paper: 20 at 50/100D, 100 at 500D.
         variant: one of :data:`edamcc.VARIANTS` or a :class:`~edamcc.Variant`; default
-            ``"edamcc-adaptive"``, the paper's algorithm is ``"edamcc"``.
+            ``"edamcc-csa"`` (:data:`DEFAULT_VARIANT`), the paper's algorithm is ``"edamcc"``.
         repair: ``"clip"``, ``"reflect"`` or ``"none"`` for samples outside the box.
         partition: how SM groups the strong set: ``"random"`` (Fig. 4, the default) or
             ``"learned"``, clusters of the measured |corr| (Fig. 11's greedy clustering) with the

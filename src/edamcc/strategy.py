@@ -51,7 +51,7 @@ class EDAMCCStrategy:
             pair of scalars together with ``dimension``.
         dimension: number of variables, needed only with scalar bounds.
         population_size, selection_ratio, m_corr, theta, c, variant, repair, partition: the algorithm's parameters,
-            defaults and checks as in :class:`edamcc.Settings` (default: the self-adaptive ``"edamcc-adaptive"``; the
+            defaults and checks as in :class:`edamcc.Settings` (default: the self-adaptive ``"edamcc-csa"``; the
             paper's ``variant="edamcc"`` with M = 200, tau = 0.5, m_corr = 100, theta = 0.3, c = 20; samples outside
             the box are clipped; SM's groups are random, ``partition="learned"`` clusters them by |corr| instead).
             ``population_size=None`` follows the budget (:func:`edamcc.default_population_size`).
