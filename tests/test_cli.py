@@ -39,7 +39,9 @@ def test_variants_and_functions_are_listed(capsys):
     main(["functions"])
     assert "F13" in capsys.readouterr().out
     main(["variants"])
-    assert "mimic" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "mimic" in out
+    assert [line.split()[0] for line in out.splitlines() if line.endswith("[default]")] == ["edamcc-csa"]
 
 
 @pytest.mark.parametrize(

@@ -252,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "variants":
         for name, v in VARIANTS.items():
-            print(f"{name:12s} {v.description}")
+            print(f"{name:15s} {v.description}" + ("  [default]" if name == DEFAULT_VARIANT else ""))
         return 0
     return _solve(args)
 
