@@ -50,44 +50,36 @@ def _stop_on_target(problem: BatchProblem):
     return lambda intermediate: bool(problem.problem.final_target_hit)
 
 
-@register("edamcc-paper", "edamcc", "edamcc.minimize, variant edamcc, M=200, tau=0.5, theta=0.3, c=20 (paper settings)")
-def edamcc_paper(problem, lower, upper, budget, seed):
+def _edamcc(problem, lower, upper, budget, seed, **options) -> None:
+    """``edamcc.minimize`` on the batch problem, stopped on COCO's final target."""
     import edamcc
 
     problem.strict = False
     edamcc.minimize(problem, list(zip(lower, upper)), budget=budget, seed=seed, vectorized=True,
-                    callback=_stop_on_target(problem), variant="edamcc", population_size=200,
-                    selection_ratio=0.5, theta=0.3, c=20)
+                    callback=_stop_on_target(problem), **options)
+
+
+@register("edamcc-paper", "edamcc", "edamcc.minimize, variant edamcc, M=200, tau=0.5, theta=0.3, c=20 (paper settings)")
+def edamcc_paper(problem, lower, upper, budget, seed):
+    _edamcc(problem, lower, upper, budget, seed, variant="edamcc", population_size=200, selection_ratio=0.5, theta=0.3, c=20)
 
 
 @register("edamcc-default", "edamcc", "edamcc.minimize with its defaults (variant edamcc-csa since 0.3) and repair='none': "
           "the box [-5,5]^n is COCO's region of interest, not a constraint, and the peers run unbounded")
 def edamcc_default(problem, lower, upper, budget, seed):
-    import edamcc
-
-    problem.strict = False
-    edamcc.minimize(problem, list(zip(lower, upper)), budget=budget, seed=seed, vectorized=True,
-                    callback=_stop_on_target(problem), repair="none")
+    _edamcc(problem, lower, upper, budget, seed, repair="none")
 
 
 @register("edamcc-adaptive", "edamcc", "edamcc.minimize, variant edamcc-adaptive (the default of 0.2), its defaults otherwise "
           "(samples clipped to the box)")
 def edamcc_adaptive(problem, lower, upper, budget, seed):
-    import edamcc
-
-    problem.strict = False
-    edamcc.minimize(problem, list(zip(lower, upper)), budget=budget, seed=seed, vectorized=True,
-                    callback=_stop_on_target(problem), variant="edamcc-adaptive")
+    _edamcc(problem, lower, upper, budget, seed, variant="edamcc-adaptive")
 
 
 @register("edamcc-csa", "edamcc", "edamcc.minimize, variant edamcc-csa (cumulative step size), its defaults otherwise "
           "(samples clipped to the box)")
 def edamcc_csa(problem, lower, upper, budget, seed):
-    import edamcc
-
-    problem.strict = False
-    edamcc.minimize(problem, list(zip(lower, upper)), budget=budget, seed=seed, vectorized=True,
-                    callback=_stop_on_target(problem), variant="edamcc-csa")
+    _edamcc(problem, lower, upper, budget, seed, variant="edamcc-csa")
 
 
 def _cma_options(budget: int, seed: int, diagonal: bool) -> dict:
