@@ -86,3 +86,20 @@ def test_pickle_drops_the_lookup_index_and_rebuilds_it():
     ledger.locate(np.zeros((1, 2)))
     copy = pickle.loads(pickle.dumps(ledger))
     assert copy.check_tell(np.array([[2.0, 3.0]])).tolist() == [1]
+
+
+def test_rows_told_in_order_are_found_as_the_sorted_search_finds_them(monkeypatch):
+    """The in-order tell's shortcut gives the positions the general search gives, duplicates
+    (in flight and not) included, and is not taken for rows out of order."""
+    rows = np.array([[1.0, 1.0], [2.0, 2.0], [1.0, 1.0], [3.0, 3.0], [1.0, 1.0], [1.0, 1.0]])
+    ledger = Ledger(2, 6)
+    ledger.fill(rows)
+    out = ledger.hand_out(5)  # the sixth [1, 1] stays not handed out
+    for told in (out, out[:3], out[:1], out[[1, 0]], out[::-1]):
+        fast = ledger.locate(told)
+        with monkeypatch.context() as patch:
+            patch.setattr(Ledger, "_in_flight_prefix", lambda self, rows: None)
+            slow = ledger.locate(told)
+        np.testing.assert_array_equal(fast, slow)
+    assert ledger.locate(out).tolist() == [0, 1, 2, 3, 4]
+    assert ledger._in_flight_prefix(out[[1, 0]]) is None

@@ -1,7 +1,9 @@
 """WI, SM, SM-GC and the learned partition (edamcc.structure_learning) against direct computations."""
 
 import numpy as np
+import pytest
 
+from edamcc import structure_learning
 from edamcc.structure_learning import (
     correlation_matrix,
     greedy_partition,
@@ -27,7 +29,9 @@ def test_max_abs_correlation_equals_numpy_corrcoef_for_every_block_size(monkeypa
         np.testing.assert_allclose(max_abs_correlation(x), expected, rtol=1e-12, atol=1e-14)
 
 
-def test_pair_counts_count_each_pair_above_theta_once():
+@pytest.mark.parametrize("block_rows", [1, 5, 12])
+def test_pair_counts_count_each_pair_above_theta_once(monkeypatch, block_rows):
+    monkeypatch.setattr(structure_learning, "_BLOCK_ENTRIES", block_rows * 12)  # blocks of block_rows rows
     rng = np.random.default_rng(1)
     x = rng.normal(size=(30, 12))
     c = np.abs(np.corrcoef(x, rowvar=False))

@@ -93,7 +93,7 @@ def repair(x: NDArray[np.float64], lower: NDArray[np.float64], upper: NDArray[np
     if method == "none":
         return
     if method == "clip":
-        np.clip(x, lower, upper, out=x)
+        np.minimum(np.maximum(x, lower, out=x), upper, out=x)  # np.clip's values, at 2/3 of its time
     elif method == "reflect":
         width = upper - lower
         y = np.mod(x - lower, 2.0 * width)

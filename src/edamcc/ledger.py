@@ -171,6 +171,9 @@ class Ledger:
         Identical kept rows (only a collapsed model makes them) are matched in-flight first and
         each at most once per call, so a batch of equal rows finds equal in-flight rows.
         """
+        fast = self._in_flight_prefix(rows)
+        if fast is not None:
+            return fast
         if self._order is None:
             keys = _row_keys(self._x)
             self._order = np.argsort(keys, kind="stable")
@@ -192,6 +195,17 @@ class Ledger:
                 idx[j] = free[0] if free.size else run[0]
                 taken[idx[j]] = True
         return idx
+
+    def _in_flight_prefix(self, rows: NDArray[np.float64]) -> NDArray[np.intp] | None:
+        """The common tell, the rows in flight passed back in order from the first: their
+        positions, found by one comparison of bytes instead of a sorted search (the same answer
+        as :meth:`locate`'s, which matches identical rows in flight in number order). Else None."""
+        out = np.flatnonzero(self._state == OUT)[: rows.shape[0]]
+        if out.size != rows.shape[0] or out.size == 0:
+            return None
+        mine = self._x[out].view(np.uint64)
+        theirs = np.ascontiguousarray(rows, dtype=np.float64).view(np.uint64)
+        return out if np.array_equal(mine, theirs) else None
 
     def check_tell(self, rows: NDArray[np.float64]) -> NDArray[np.intp]:
         """Positions of ``rows`` for :meth:`record`; raises ``ValueError`` naming the first bad row."""

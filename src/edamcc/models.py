@@ -124,7 +124,10 @@ class FactorizedGaussian:
         """Draw ``k`` rows: each g_i and h_k independently (Fig. 6, step 4)."""
         x = np.empty((k, self.mean.size))
         # Eq. (11): x_i = mu_i + zeta * sigma_i
-        x[:, self.weak] = self.mean[self.weak] + rng.standard_normal((k, self.weak.size)) * self.weak_std
+        z = rng.standard_normal((k, self.weak.size))
+        z *= self.weak_std  # in place: the same numbers as mu + zeta * sigma, without temporaries
+        z += self.mean[self.weak]
+        x[:, self.weak] = z
         for b in self.blocks:
             g, s = b.index.shape
             # Eq. (13), batched over the groups: x = mu + zeta H
@@ -157,11 +160,13 @@ def fit_factorized(
     if weights is None:
         mean = selected.mean(axis=0)
         centered = selected - mean
-        weak_std = np.sqrt(np.einsum("ij,ij->j", centered[:, weak], centered[:, weak]) / m)
+        d_weak = centered[:, weak]
+        weak_std = np.sqrt(np.einsum("ij,ij->j", d_weak, d_weak) / m)
     else:
         mean = weights @ selected
         centered = selected - mean
-        weak_std = np.sqrt(np.einsum("i,ij,ij->j", weights, centered[:, weak], centered[:, weak]))
+        d_weak = centered[:, weak]
+        weak_std = np.sqrt(np.einsum("i,ij,ij->j", weights, d_weak, d_weak))
     blocks = []
     for index in partition:
         d = centered[:, index].transpose(1, 0, 2)  # (G, m, s)

@@ -73,9 +73,9 @@ def max_abs_correlation(
         if stop < n:
             np.maximum(best[stop:], corr[:, width:].max(axis=0), out=best[stop:])
         if pair_counts is not None:
-            strong = corr > theta
-            strong[:, :width] = np.triu(strong[:, :width], 1)  # each pair once: i < j
-            pair_counts[start:stop, start:] += strong
+            i, j = np.divmod(np.flatnonzero(corr > theta), corr.shape[1])  # few pairs: index them, not an (n, n) mask
+            once = j > i  # each pair once, i < j (column j is variable start + j, row i is start + i)
+            pair_counts[start + i[once], start + j[once]] += 1  # distinct pairs: no repeated index
     return best
 
 
