@@ -20,7 +20,9 @@ trials, through the same rule as :class:`edamcc.EDAMCCStrategy` (:mod:`edamcc.ge
   (``heartbeat_interval`` on the storage) so that such trials are marked FAIL;
 * a trial is drawn from the model of its own generation when every earlier generation has
   closed, else from the newest model whose generations have (so no worker ever waits), and
-  records which one in its system attributes;
+  records which one in its system attributes. With ``edamcc-csa`` the first two trials of a
+  generation's block are its mean-shift points (:class:`edamcc.models.LineSamples`) when drawn
+  from their own generation's model;
 * the study's seed (stored once in the study's system attributes) seeds each generation's
   fit and, with the trial number, each trial's draw: workers never propose the same point,
   and any worker, in any process, with any storage, builds the same model for a generation.
@@ -175,7 +177,8 @@ class EDAMCCSampler(BaseSampler):
         transform = space[1]
         lower, upper = transform.bounds[:, 0], transform.bounds[:, 1]
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0, trial.number)))
-        x = model.sample(rng, 1)
+        own = block_of(trial.number, big_m) == generation  # a trial of the model's own generation, not a later one
+        x = model.sample(rng, 1, trial.number - block_start(generation, big_m) if own else None)
         repair(x, lower, upper, self._settings.repair)
         for name, value in transform.untransform(x[0]).items():
             dist = numeric[name]

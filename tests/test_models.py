@@ -50,3 +50,21 @@ def test_mimic_chain_follows_the_strongest_conditional_dependencies():
     assert model.order.tolist() == [2, 0, 1]
     sample = model.sample(np.random.default_rng(1), 50_000)
     np.testing.assert_allclose(np.corrcoef(sample[:, 0], sample[:, 2])[0, 1], np.corrcoef(data[:, 0], data[:, 2])[0, 1], atol=0.01)
+
+
+def test_line_samples_put_the_mean_shift_points_first_in_a_generation():
+    from edamcc.models import LineSamples
+
+    rng = np.random.default_rng(0)
+    base = fit_univariate(rng.normal(size=(30, 5)))
+    line = np.arange(1.0, 6.0)
+    model = LineSamples(base, line)
+    x = model.sample(np.random.default_rng(1), 6, 0)
+    np.testing.assert_array_equal(x[0], base.mean + line)
+    np.testing.assert_array_equal(x[1], base.mean - line)
+    np.testing.assert_array_equal(x[2:], base.sample(np.random.default_rng(1), 4))  # the rest: the model's draws
+    np.testing.assert_array_equal(model.sample(rng, 3, 1)[0], base.mean - line)  # the block's second row first
+    np.testing.assert_array_equal(model.sample(rng, 1, 0), (base.mean + line)[None, :])
+    for first in (2, 5, None):  # later rows of the block, and extras beyond it: the model's draws only
+        np.testing.assert_array_equal(model.sample(np.random.default_rng(2), 4, first), base.sample(np.random.default_rng(2), 4))
+    assert model.max_std == base.max_std and np.array_equal(model.stds(), base.stds()) and model.mean is base.mean

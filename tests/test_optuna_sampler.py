@@ -472,3 +472,17 @@ def test_the_partition_option_reaches_every_replayed_fit(partition, monkeypatch)
     assert (len(calls) >= g) == (partition == "learned") and (not calls) == (partition == "random")
     model_again, _ = EDAMCCSampler(seed=2, variant="edamcc-adaptive", partition=partition).closed_generation(study, g)
     np.testing.assert_array_equal(model_again.mean, model.mean)
+
+
+def test_csa_draws_the_first_two_trials_of_a_generation_on_its_mean_shift_line():
+    sampler = EDAMCCSampler(seed=4, population_size=10)  # the default: edamcc-csa
+    study = run(sampler, n_trials=60)
+    names = [f"x{i}" for i in range(6)]
+    for g in range(2, sampler.closed_generations(study)):  # generation 1 follows the first fit: no step yet
+        model, _ = sampler.closed_generation(study, g)
+        start = 10 + 9 * (g - 1)  # block_start(g) for M = 10
+        first, second = (np.array([study.trials[start + k].params[v] for v in names]) for k in (0, 1))
+        np.testing.assert_allclose(first, model.mean + model.line, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(second, model.mean - model.line, rtol=1e-12, atol=1e-12)
+        third = np.array([study.trials[start + 2].params[v] for v in names])
+        assert not np.allclose(third - model.mean, model.line) and not np.allclose(third - model.mean, -model.line)

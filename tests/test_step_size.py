@@ -9,7 +9,7 @@ import pytest
 
 from edamcc import EDAMCCStrategy, Settings
 from edamcc.models import fit_factorized
-from edamcc.step_size import StepSize, expected_norm, recombination_weights, sampling_model, whiten
+from edamcc.step_size import StepSize, expected_norm, mean_shift_line, recombination_weights, sampling_model, whiten
 
 
 def test_recombination_weights_are_positive_decreasing_and_sum_to_one():
@@ -169,3 +169,36 @@ def test_the_rank_one_path_accumulates_steps_in_one_direction():
         state = state.update(selected, np.arange(mu, dtype=float), None, fitted, mu_eff)
         firsts.append(state.evolution[0])
     assert firsts[0] > 0 and firsts[2] > firsts[1] > firsts[0]
+
+
+def test_the_mean_shift_line_is_the_step_at_a_typical_sample_length():
+    rng = np.random.default_rng(3)
+    n = 12
+    model = _univariate(np.zeros(n), 1.0)
+    model = type(model)(model.mean, model.weak, rng.uniform(0.5, 2.0, n), ())  # unequal standard deviations
+    step = rng.normal(size=n)
+    line = mean_shift_line(model, step)
+    ratio = line / step
+    np.testing.assert_allclose(ratio, ratio[0], rtol=1e-12)  # along the step
+    assert ratio[0] > 0
+    assert np.linalg.norm(whiten(model, line)) == pytest.approx(expected_norm(n), rel=1e-12)
+    assert mean_shift_line(model, np.zeros(n)) is None
+
+
+def test_csa_generations_start_with_the_mean_shift_points_and_extras_do_not():
+    es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * 10, seed=1, repair="none")  # the default: edamcc-csa
+    assert es.variant.name == "edamcc-csa"
+    x = es.ask()
+    es.tell(x, np.sum(x**2, axis=1))  # the first fit: no step to follow yet
+    assert not hasattr(es.model, "line")
+    for _ in range(3):
+        x = es.ask()
+        es.tell(x, np.sum(x**2, axis=1))
+        model = es.model
+        x = es.ask(2)
+        np.testing.assert_array_equal(x[0], model.mean + model.line)
+        np.testing.assert_array_equal(x[1], model.mean - model.line)
+        extra = es.ask_extra(2)
+        assert not np.any(np.all(np.isin(extra, x), axis=1))
+        rest = es.ask()
+        es.tell(np.concatenate([x, rest, extra]), np.sum(np.concatenate([x, rest, extra]) ** 2, axis=1))

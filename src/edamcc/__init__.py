@@ -35,4 +35,4 @@ __all__ = [
     "minimize",
     "start_adaptation",
 ]
-__version__ = "0.3.0"
+__version__ = "0.4.0"

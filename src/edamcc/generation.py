@@ -217,7 +217,7 @@ def close_generation(
     if isinstance(adaptation, StepSize):
         mu_eff = 0.0 if weights is None else 1.0 / float(np.sum(weights**2))
         stepped = adaptation.update(rows, values, fit_before, None if fitted is None else fitted.model, mu_eff)
-        return ClosedGeneration(elite_x, elite_f, selected, fitted, stepped, stepped.model)
+        return ClosedGeneration(elite_x, elite_f, selected, fitted, stepped, stepped.sampler)
     adapted = adaptation.update(rows, values, fit_before, None if fitted is None else fitted.model.mean)
     base = fit_before if fitted is None else fitted.model
     model = None if base is None or not hasattr(base, "scaled") else adapted.sampling_model(base)

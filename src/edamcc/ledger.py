@@ -81,6 +81,11 @@ class Ledger:
         """Rows the open generation still lacks (extras may already fill part of it)."""
         return max(0, block_size(self.generation, self._M) - self._x.shape[0])
 
+    def next_position(self) -> int:
+        """Position in the open generation of the next row to be made (rows asked as extras of
+        the generation before may already hold the first ones)."""
+        return int(self._x.shape[0])
+
     def open_complete(self) -> bool:
         """True when every row of the open generation exists and is told."""
         k = block_size(self.generation, self._M)

@@ -1,7 +1,9 @@
 """The Gaussian models that EDA-MCC and its baselines fit on selected rows and sample from.
 
 Every model has the same shape: a ``fit_*`` function takes the selected rows ``(m, n)`` and
-returns a small object with ``sample(rng, k) -> (k, n)`` and ``max_std``.
+returns a small object with ``sample(rng, k, first=None) -> (k, n)`` and ``max_std``. ``first``
+is the position in its generation of the first row asked for (None: rows beyond the
+generation's, asked as extras); only :class:`LineSamples` reads it.
 
 * :class:`UniformModel`: the first generation, uniform in the box.
 * :class:`FactorizedGaussian`: Eq. (8), univariate Gaussians g_i for the
@@ -9,6 +11,8 @@ returns a small object with ``sample(rng, k) -> (k, n)`` and ``max_std``.
   groups of S (EMNA_global, Eq. (12), optionally with EEDA's scaling).
   UMDAc, EMNA_global and EEDA are the special cases "no groups" and "one group of all".
 * :class:`GaussianChain`: MIMIC_c^G, the chain-structured Gaussian of Larranaga et al.
+* :class:`ShiftedModel` and :class:`LineSamples`: the self-adaptive variants' samples that
+  follow the mean's last step.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ class ShiftedModel:
     def stds(self) -> NDArray[np.float64]:
         return self.model.stds()
 
-    def sample(self, rng: np.random.Generator, k: int) -> NDArray[np.float64]:
+    def sample(self, rng: np.random.Generator, k: int, first: int | None = None) -> NDArray[np.float64]:
         x = self.model.sample(rng, k)
         x[: int(np.floor(self.fraction * k))] += self.shift
         return x
@@ -69,8 +73,39 @@ class UniformModel:
     def stds(self) -> NDArray[np.float64]:
         return (self.upper - self.lower) / np.sqrt(12.0)
 
-    def sample(self, rng: np.random.Generator, k: int) -> NDArray[np.float64]:
+    def sample(self, rng: np.random.Generator, k: int, first: int | None = None) -> NDArray[np.float64]:
         return rng.uniform(self.lower, self.upper, size=(k, self.lower.size))
+
+
+@dataclass(frozen=True)
+class LineSamples:
+    """Mean-shift samples: the first two rows of a generation are ``mean + line`` and
+    ``mean - line``, on the line of the mean's last step; the other rows are samples of
+    ``model``. Selection then tells whether going on along that step pays, which a
+    generation of independent samples finds out only slowly in high dimension (pycma's
+    ``mean_shift_line_samples``, the samples of its two-point step-size adaptation: Hansen,
+    "CMA-ES with two-point step-size adaptation", 2008)."""
+
+    model: Any
+    line: NDArray[np.float64]
+
+    @property
+    def mean(self) -> NDArray[np.float64]:
+        return self.model.mean
+
+    @property
+    def max_std(self) -> float:
+        return float(self.model.max_std)
+
+    def stds(self) -> NDArray[np.float64]:
+        return self.model.stds()
+
+    def sample(self, rng: np.random.Generator, k: int, first: int | None = None) -> NDArray[np.float64]:
+        """``k`` rows, the line's points at positions 0 and 1 of the generation (``first`` is the
+        position of the first row asked for; None: extras beyond the generation, no line)."""
+        start = 2 if first is None else min(max(int(first), 0), 2)
+        points = (self.model.mean + np.stack([self.line, -self.line]))[start : start + k]
+        return np.concatenate([points, self.model.sample(rng, k - points.shape[0])])
 
 
 @dataclass(frozen=True)
@@ -120,7 +155,7 @@ class FactorizedGaussian:
         blocks = tuple(GaussianBlocks(b.index, b.factor * root) for b in self.blocks)
         return FactorizedGaussian(self.mean, self.weak, self.weak_std * root, blocks)
 
-    def sample(self, rng: np.random.Generator, k: int) -> NDArray[np.float64]:
+    def sample(self, rng: np.random.Generator, k: int, first: int | None = None) -> NDArray[np.float64]:
         """Draw ``k`` rows: each g_i and h_k independently (Fig. 6, step 4)."""
         x = np.empty((k, self.mean.size))
         # Eq. (11): x_i = mu_i + zeta * sigma_i
@@ -219,7 +254,7 @@ class GaussianChain:
         """The same chain with every covariance times ``multiplier``."""
         return GaussianChain(self.mean, self.order, self.coef, self.cond_std * float(np.sqrt(multiplier)))
 
-    def sample(self, rng: np.random.Generator, k: int) -> NDArray[np.float64]:
+    def sample(self, rng: np.random.Generator, k: int, first: int | None = None) -> NDArray[np.float64]:
         n = self.mean.size
         noise = rng.standard_normal((k, n)) * self.cond_std  # column t is for order[t]
         dev = np.empty((k, n))

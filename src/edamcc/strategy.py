@@ -337,7 +337,7 @@ class EDAMCCStrategy:
             self._progress.add(self._best_f, values)
             if self._adaptation is not None:
                 self._maybe_restart()
-            self._ledger.fill(self._sample(self._ledger.free_slots()))  # step 4
+            self._ledger.fill(self._sample(self._ledger.free_slots(), self._ledger.next_position()))  # step 4
 
     def _maybe_restart(self) -> None:
         """IPOP (:mod:`edamcc.restarts`): a fresh uniform run with twice the population."""
@@ -378,8 +378,8 @@ class EDAMCCStrategy:
                 weak[stack.ravel()] = False
             self._weak_mask = weak
 
-    def _sample(self, k: int) -> NDArray[np.float64]:
-        x = self._model.sample(self._rng, k)
+    def _sample(self, k: int, first: int | None = None) -> NDArray[np.float64]:
+        x = self._model.sample(self._rng, k, first)
         repair(x, self._lower, self._upper, self._rules.repair)
         return x
 

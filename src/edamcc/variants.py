@@ -55,7 +55,8 @@ VARIANTS: dict[str, Variant] = {
         Variant(
             "edamcc-csa",
             "self-adaptive EDA-MCC with a cumulative step size: WI with theta='auto' and SM as in Fig. 6, rank-weighted "
-            "fits with a remembered shape, step-size adaptation (Hansen and Ostermeier 2001), IPOP restarts",
+            "fits with a remembered shape, step-size adaptation (Hansen and Ostermeier 2001), two samples per "
+            "generation on the mean's last step (Hansen 2008), IPOP restarts",
             True,
             "random",
             "emna",
