@@ -29,14 +29,11 @@ from .structure_learning import Partition
 BLOCK_SCALINGS = ("eeda", "emna")
 
 
-@dataclass(frozen=True)
-class ShiftedModel:
-    """AMaLGaM's anticipated mean shift: the first ``floor(fraction * k)`` of every ``k`` samples
-    of ``model`` are moved by ``shift`` (Bosman, Grahl, Thierens, PPSN 2008)."""
+class _MovedSamples:
+    """A wrapper of ``self.model`` that moves some of its samples: the mean, the spreads and the
+    stopping scale stay the wrapped model's."""
 
     model: Any
-    shift: NDArray[np.float64]
-    fraction: float
 
     @property
     def mean(self) -> NDArray[np.float64]:
@@ -48,6 +45,16 @@ class ShiftedModel:
 
     def stds(self) -> NDArray[np.float64]:
         return self.model.stds()
+
+
+@dataclass(frozen=True)
+class ShiftedModel(_MovedSamples):
+    """AMaLGaM's anticipated mean shift: the first ``floor(fraction * k)`` of every ``k`` samples
+    of ``model`` are moved by ``shift`` (Bosman, Grahl, Thierens, PPSN 2008)."""
+
+    model: Any
+    shift: NDArray[np.float64]
+    fraction: float
 
     def sample(self, rng: np.random.Generator, k: int, first: int | None = None) -> NDArray[np.float64]:
         x = self.model.sample(rng, k)
@@ -78,7 +85,7 @@ class UniformModel:
 
 
 @dataclass(frozen=True)
-class LineSamples:
+class LineSamples(_MovedSamples):
     """Mean-shift samples: the first two rows of a generation are ``mean + line`` and
     ``mean - line``, on the line of the mean's last step; the other rows are samples of
     ``model``. Selection then tells whether going on along that step pays, which a
@@ -88,17 +95,6 @@ class LineSamples:
 
     model: Any
     line: NDArray[np.float64]
-
-    @property
-    def mean(self) -> NDArray[np.float64]:
-        return self.model.mean
-
-    @property
-    def max_std(self) -> float:
-        return float(self.model.max_std)
-
-    def stds(self) -> NDArray[np.float64]:
-        return self.model.stds()
 
     def sample(self, rng: np.random.Generator, k: int, first: int | None = None) -> NDArray[np.float64]:
         """``k`` rows, the line's points at positions 0 and 1 of the generation (``first`` is the
