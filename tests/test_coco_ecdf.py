@@ -48,3 +48,21 @@ def test_ecdf_summary_rejects_bad_input():
         ecdf_summary(np.array([1.0]), 10, 1)
     with pytest.raises(ValueError, match="hits"):
         ecdf_summary(np.array([]), 10, 100)
+
+
+def test_per_function_areas_average_to_the_pooled_area_with_equal_runs_per_function():
+    from benchmarks.coco.report import ecdf_by_function, ecdf_rows
+
+    rng = np.random.default_rng(0)
+    dim, factor = 10, 1000
+    markers = []
+    for f in (1, 2, 3):
+        for _ in range(4):  # hitting evaluations of the 51 targets, inf where never reached
+            hits = np.sort(rng.uniform(1, factor * dim * 2, size=TARGETS.size))
+            markers.append({"optimizer": "a", "dim": dim, "function": f, "hits": hits})
+    markers.append({"optimizer": "a", "dim": 20, "function": 1, "hits": np.zeros(TARGETS.size)})  # another dimension
+    per_function = ecdf_by_function(markers, dim, factor)["a"]
+    assert sorted(per_function) == [1, 2, 3]
+    pooled = ecdf_rows(markers, dim, factor)["a"][1]
+    assert np.mean(list(per_function.values())) == pytest.approx(pooled, rel=1e-12)
+    assert per_function[1] == pytest.approx(ecdf_summary(np.stack([m["hits"] for m in markers[:4]]), dim, factor)[1])

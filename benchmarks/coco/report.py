@@ -78,6 +78,15 @@ def ecdf_rows(markers: list[dict], dim: int, factor: int) -> dict[str, tuple[flo
     return {o: (*ecdf_summary(np.stack(h), dim, factor), len(h)) for o, h in runs.items()}
 
 
+def ecdf_by_function(markers: list[dict], dim: int, factor: int) -> dict[str, dict[int, float]]:
+    """optimizer -> function -> normalized ECDF area of that function's runs at ``dim``."""
+    runs: dict[str, dict[int, list[np.ndarray]]] = {}
+    for m in markers:
+        if m["dim"] == dim:
+            runs.setdefault(m["optimizer"], {}).setdefault(m["function"], []).append(m["hits"])
+    return {o: {f: ecdf_summary(np.stack(h), dim, factor)[1] for f, h in fs.items()} for o, fs in runs.items()}
+
+
 def compare(a: dict[int, tuple[float, int]], b: dict[int, tuple[float, int]]) -> tuple[int, int, int]:
     """Functions where a's median precision is better than half of b's / within a factor 2 / worse
     (both clipped at the final target 1e-8, so two solved functions tie)."""
@@ -155,6 +164,12 @@ def tables(root: Path) -> tuple[str, dict]:
                       "normalized; see `ecdf.py`):", "",
                       f"| optimizer | runs | solved at {factor} n | ECDF area |", "|---|---|---|---|"]
             lines += [f"| {n} | {ecdf[n][2]} | {ecdf[n][0]:.3f} | {ecdf[n][1]:.3f} |" for n in cols]
+            per_function = ecdf_by_function(markers, dim, factor)
+            lines += ["", "ECDF area per function (the same targets and budgets, that function's runs only):", "",
+                      "| function | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
+            for fid in sorted({f for o in per_function.values() for f in o}):
+                cells = [f"{per_function[n][fid]:.3f}" if fid in per_function.get(n, {}) else "—" for n in cols]
+                lines.append(f"| f{fid} {FUNCTIONS[fid]} | " + " | ".join(cells) + " |")
             lines.append("")
             for name in cols:
                 dim_summary["optimizers"][name][f"ecdf_{factor}n"] = {"solved": round(ecdf[name][0], 4),
