@@ -88,8 +88,7 @@ class UniformModel:
 class LineSamples(_MovedSamples):
     """Mean-shift samples: the first two rows of a generation are ``mean + line`` and
     ``mean - line``, on the line of the mean's last step; the other rows are samples of
-    ``model``. Selection then tells whether going on along that step pays, which a
-    generation of independent samples finds out only slowly in high dimension (pycma's
+    ``model``. Selection then tells whether going on along that step pays (pycma's
     ``mean_shift_line_samples``, the samples of its two-point step-size adaptation: Hansen,
     "CMA-ES with two-point step-size adaptation", 2008)."""
 
