@@ -98,8 +98,9 @@ class LineSamples(_MovedSamples):
     def sample(self, rng: np.random.Generator, k: int, first: int | None = None) -> NDArray[np.float64]:
         """``k`` rows, the line's points at positions 0 and 1 of the generation (``first`` is the
         position of the first row asked for; None: extras beyond the generation, no line)."""
-        start = 2 if first is None else min(max(int(first), 0), 2)
-        points = (self.model.mean + np.stack([self.line, -self.line]))[start : start + k]
+        if first is None or first >= 2 or k == 0:
+            return self.model.sample(rng, k)
+        points = (self.model.mean + np.stack([self.line, -self.line]))[max(int(first), 0) : first + k]
         return np.concatenate([points, self.model.sample(rng, k - points.shape[0])])
 
 
