@@ -91,6 +91,37 @@ def test_process_pool_killed_worker_does_not_hang(hang_guard):
     assert time.monotonic() - t0 < 30
 
 
+class _BreaksAfter(ThreadPoolExecutor):
+    """A thread pool that refuses new work after ``n`` tasks, as a broken process pool does."""
+
+    def __init__(self, n):
+        super().__init__(4)
+        self.left = n
+
+    def submit(self, *args, **kwargs):
+        if self.left == 0:
+            from concurrent.futures import BrokenExecutor
+
+            raise BrokenExecutor("refuses new work")
+        self.left -= 1
+        return super().submit(*args, **kwargs)
+
+
+def slow_sphere(x):
+    time.sleep(0.2)
+    return float(np.sum(x**2))
+
+
+def test_a_broken_executor_leaves_no_asked_row_untold():
+    with _BreaksAfter(6) as ex:
+        res = minimize(slow_sphere, BOUNDS, budget=300, population_size=20, seed=3, executor=ex, on_error="nan")
+    assert "stopped: the executor" in res.message
+    # six rows submitted and a seventh refused: all seven are told, the refused one and any
+    # still running as failures
+    assert res.nfev == 7
+    assert any("cannot run tasks" in f.error for f in res.failures)
+
+
 def test_timeout_counts_as_failure():
     with ThreadPoolExecutor(4) as ex:
         res = minimize(slow_on_some, BOUNDS, budget=60, population_size=20, seed=5, executor=ex, on_error="nan", timeout=0.3)

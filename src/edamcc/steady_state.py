@@ -177,6 +177,18 @@ class SteadyState:
             self.failures.append(Failure(x[0].copy(), error))
         self.es.tell(x, np.array([value]))
 
+    def _settle_flight(self, text: str) -> None:
+        """The executor broke: rows in flight keep a result they already have, the others fail
+        with ``text`` (none is dropped untold)."""
+        now = time.monotonic()
+        for fut in list(self._flight):
+            if fut.done():
+                self._collect(fut, now)
+            else:
+                x = self._flight.pop(fut)[0]
+                fut.cancel()
+                self._fail(x, text, None)
+
     def run(self, after_tell: Callable[[], str | None]) -> str:
         """Run until the strategy stops or ``after_tell`` returns a message; that message."""
         es = self.es
@@ -194,8 +206,11 @@ class SteadyState:
                     try:
                         self._submit(x)
                     except Exception as exc:  # a broken pool refuses new work
+                        text = f"the executor cannot run tasks any more: {format_error(exc)}"
                         if self.on_error == "raise":
-                            raise EvaluationError(f"the executor cannot run tasks any more: {format_error(exc)}", x[0]) from exc
+                            raise EvaluationError(text, x[0]) from exc
+                        self._fail(x, text, exc)  # asked and never run
+                        self._settle_flight(text)
                         return f"stopped: the executor cannot run tasks any more ({format_error(exc)})"
                 if not self._flight:
                     return "no candidates left to evaluate"
