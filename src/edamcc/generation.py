@@ -191,17 +191,16 @@ def close_generation(
     ``edamcc-csa`` passes its :class:`~edamcc.step_size.StepSize`: it fits the block's rows
     alone, rank-weighted, and keeps the elite only as the best point found.
     """
-    if elite_x is not None:
+    if elite_x is not None and not isinstance(adaptation, StepSize):  # the kept elite competes in the selection
         pool_x = np.concatenate([elite_x[None, :], rows])
         pool_f = np.concatenate([[elite_f], values])
-    else:
+    else:  # the step size reads the new rows' ranks: no elite in the fit
         pool_x, pool_f = rows, values
-    finite = np.isfinite(pool_f)
+    finite = np.isfinite(values)
     if finite.any():
-        best = int(np.argmin(np.where(finite, pool_f, np.inf)))  # the earliest of tied values
-        elite_x, elite_f = pool_x[best].copy(), float(pool_f[best])
-    if isinstance(adaptation, StepSize):  # the step size reads the new rows' ranks: no elite in the fit
-        pool_x, pool_f = rows, values
+        best = int(np.argmin(np.where(finite, values, np.inf)))  # the earliest of tied values
+        if elite_x is None or values[best] < elite_f:  # a tie keeps the elite (it comes first)
+            elite_x, elite_f = rows[best].copy(), float(values[best])
     order = truncation_selection(pool_x, pool_f, rules.n_selected)
     selected = fitted = weights = None
     if order is not None:

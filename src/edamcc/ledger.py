@@ -93,7 +93,7 @@ class Ledger:
 
     # ------------------------------------------------------------------ adding rows
     def _append(self, rows: NDArray[np.float64], values: NDArray[np.float64] | None, state: int) -> None:
-        self._x = np.concatenate([self._x, rows])
+        self._x = rows if self._x.shape[0] == 0 else np.concatenate([self._x, rows])  # rows: a fresh array, kept as is
         self._f = np.concatenate([self._f, np.full(rows.shape[0], np.nan) if values is None else values])
         self._state = np.concatenate([self._state, np.full(rows.shape[0], state, dtype=np.int8)])
         self._order = self._sorted = None
@@ -125,7 +125,7 @@ class Ledger:
         """The next ``k`` (or fewer) sampled rows, now in flight (a fresh array)."""
         new = np.flatnonzero(self._state == NEW)[:k]
         self._state[new] = OUT
-        return self._x[new].copy()
+        return self._x[new]  # indexing by an array copies: a fresh array
 
     def pending(self) -> NDArray[np.float64]:
         """Rows handed out and not told yet, in number order, then any orphans (a fresh array)."""
@@ -177,8 +177,10 @@ class Ledger:
         each at most once per call, so a batch of equal rows finds equal in-flight rows.
         """
         fast = self._in_flight_prefix(rows)
-        if fast is not None:
-            return fast
+        return fast if fast is not None else self._search(rows)
+
+    def _search(self, rows: NDArray[np.float64]) -> NDArray[np.intp]:
+        """:meth:`locate` by a sorted search over the kept rows' bytes."""
         if self._order is None:
             keys = _row_keys(self._x)
             self._order = np.argsort(keys, kind="stable")
@@ -208,13 +210,17 @@ class Ledger:
         out = np.flatnonzero(self._state == OUT)[: rows.shape[0]]
         if out.size != rows.shape[0] or out.size == 0:
             return None
-        mine = self._x[out].view(np.uint64)
+        run = out[-1] - out[0] == out.size - 1  # consecutive numbers (the usual case): a view, no copy
+        mine = (self._x[out[0] : out[-1] + 1] if run else self._x[out]).view(np.uint64)
         theirs = np.ascontiguousarray(rows, dtype=np.float64).view(np.uint64)
         return out if np.array_equal(mine, theirs) else None
 
     def check_tell(self, rows: NDArray[np.float64]) -> NDArray[np.intp]:
         """Positions of ``rows`` for :meth:`record`; raises ``ValueError`` naming the first bad row."""
-        idx = self.locate(rows)
+        fast = self._in_flight_prefix(rows)
+        if fast is not None:  # rows in flight, each once: nothing to check
+            return fast
+        idx = self._search(rows)
         absent = np.flatnonzero(idx < 0)
         if absent.size:
             raise ValueError(

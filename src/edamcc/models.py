@@ -92,7 +92,7 @@ class LineSamples(_MovedSamples):
     ``mean_shift_line_samples``, the samples of its two-point step-size adaptation: Hansen,
     "CMA-ES with two-point step-size adaptation", 2008)."""
 
-    model: Any
+    model: FactorizedGaussian
     line: NDArray[np.float64]
 
     def sample(self, rng: np.random.Generator, k: int, first: int | None = None) -> NDArray[np.float64]:
@@ -101,7 +101,10 @@ class LineSamples(_MovedSamples):
         if first is None or first >= 2 or k == 0:
             return self.model.sample(rng, k)
         points = (self.model.mean + np.stack([self.line, -self.line]))[max(int(first), 0) : first + k]
-        return np.concatenate([points, self.model.sample(rng, k - points.shape[0])])
+        x = np.empty((k, self.model.mean.size))
+        x[: points.shape[0]] = points
+        self.model.draw_into(rng, x[points.shape[0] :])  # the model's draws, straight into place
+        return x
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,12 @@ class FactorizedGaussian:
     def sample(self, rng: np.random.Generator, k: int, first: int | None = None) -> NDArray[np.float64]:
         """Draw ``k`` rows: each g_i and h_k independently (Fig. 6, step 4)."""
         x = np.empty((k, self.mean.size))
+        self.draw_into(rng, x)
+        return x
+
+    def draw_into(self, rng: np.random.Generator, x: NDArray[np.float64]) -> None:
+        """:meth:`sample`'s draws, written into the rows of ``x`` (``(k, n)``)."""
+        k = x.shape[0]
         # Eq. (11): x_i = mu_i + zeta * sigma_i
         z = rng.standard_normal((k, self.weak.size))
         z *= self.weak_std  # in place: the same numbers as mu + zeta * sigma, without temporaries
@@ -165,7 +174,6 @@ class FactorizedGaussian:
             y = rng.standard_normal((g, k, s)) @ b.factor  # (G, k, s)
             y += self.mean[b.index][:, None, :]
             x[:, b.index.ravel()] = y.transpose(1, 0, 2).reshape(k, g * s)
-        return x
 
 
 def fit_factorized(
@@ -188,19 +196,15 @@ def fit_factorized(
     if scaling not in BLOCK_SCALINGS:
         raise ValueError(f"scaling: expected one of {BLOCK_SCALINGS}; got {scaling!r}")
     m = selected.shape[0]
+    mean = selected.mean(axis=0) if weights is None else weights @ selected
+    d_weak = selected[:, weak] - mean[weak]  # centred columns, gathered: no full (m, n) copy
     if weights is None:
-        mean = selected.mean(axis=0)
-        centered = selected - mean
-        d_weak = centered[:, weak]
         weak_std = np.sqrt(np.einsum("ij,ij->j", d_weak, d_weak) / m)
     else:
-        mean = weights @ selected
-        centered = selected - mean
-        d_weak = centered[:, weak]
         weak_std = np.sqrt(np.einsum("i,ij,ij->j", weights, d_weak, d_weak))
     blocks = []
     for index in partition:
-        d = centered[:, index].transpose(1, 0, 2)  # (G, m, s)
+        d = (selected[:, index] - mean[index]).transpose(1, 0, 2)  # (G, m, s)
         if weights is None:
             cov = d.transpose(0, 2, 1) @ d / m  # (G, s, s), ML estimate
         else:

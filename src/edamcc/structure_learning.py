@@ -36,11 +36,12 @@ def standardize_columns(x: NDArray[np.float64]) -> NDArray[np.float64]:
     k = x.shape[0]
     centered = x - x.mean(axis=0)
     std = np.sqrt(np.einsum("ij,ij->j", centered, centered) / k)
-    scale = np.max(np.abs(x), axis=0)
+    scale = np.maximum(x.max(axis=0), -x.min(axis=0))  # max |x| per column, without an |x| array
     constant = std <= 64.0 * np.finfo(float).eps * scale
     inv = np.zeros_like(std)
     np.divide(1.0, std * np.sqrt(k), out=inv, where=~constant)
-    return centered * inv
+    centered *= inv
+    return centered
 
 
 def max_abs_correlation(
