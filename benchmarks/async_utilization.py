@@ -8,7 +8,9 @@ Utilization = summed in-worker time / (wall time x 8 workers). Wall time is the 
 cluster is started and warmed (8 tasks, one per worker) before the clock starts. Population 12, dimension 6, 8 workers.
 Rows: generational ``workers=`` with a ``ProcessPoolExecutor``'s map and with a map over a Dask client, steady-state
 ``executor=`` with the same ``ProcessPoolExecutor`` and with the Dask client (default ``max_in_flight``, so automatic
-queueing is on). Also the best value each reaches on the same budget.
+queueing is on). Also the best value each reaches on the same budget, and the best value steady state reaches in the
+generational run's wall time: a further steady run with three times the budget, cut where that time has passed (each
+evaluation logs the clock time it ends at and its value).
 
     python benchmarks/async_utilization.py [--budget 400] [--seeds 0 1 2] [--no-dask]
 """
@@ -32,6 +34,7 @@ import numpy as np
 from edamcc import minimize
 
 WORKERS = 8
+TIMED = "steady, generational's wall time"
 POPULATION = 12
 BOUNDS = [(-5.0, 5.0)] * 6
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -51,16 +54,17 @@ class Timed:
         value = float(np.sum(x**2))
         seconds = time.perf_counter() - start
         with open(os.path.join(self.log_dir, f"{os.getpid()}.txt"), "a") as fh:
-            fh.write(f"{seconds!r}\n")
+            fh.write(f"{seconds!r} {time.time()!r} {value!r}\n")
         return value
 
 
-def in_worker_seconds(log_dir: str) -> list[float]:
-    """Every duration the objective logged in ``log_dir`` (all processes)."""
-    out: list[float] = []
+def logged(log_dir: str) -> list[tuple[float, float, float]]:
+    """Every evaluation the objective logged in ``log_dir`` (all processes): (in-worker seconds, clock time at its end,
+    value)."""
+    out: list[tuple[float, float, float]] = []
     for name in sorted(os.listdir(log_dir)):
         with open(os.path.join(log_dir, name)) as fh:
-            out.extend(float(line) for line in fh if line.strip())
+            out.extend(tuple(map(float, line.split())) for line in fh if line.strip())  # type: ignore[misc]
     return out
 
 
@@ -86,8 +90,9 @@ class DaskMap:
         return self.client.gather(self.client.map(fn, list(items), pure=False))
 
 
-def run(backend: str, mode: str, seed: int, budget: int, parallel: Any) -> dict[str, Any]:
-    """One ``minimize`` call; ``parallel`` is the map-like (generational) or the executor (steady)."""
+def run(backend: str, mode: str, seed: int, budget: int, parallel: Any, cut: float | None = None) -> dict[str, Any]:
+    """One ``minimize`` call; ``parallel`` is the map-like (generational) or the executor (steady). With ``cut``
+    (seconds), also the best value and the number of evaluations ended that long after the call started."""
     most_in_flight = [0]
 
     def note_in_flight(r: Any) -> None:
@@ -99,16 +104,20 @@ def run(backend: str, mode: str, seed: int, budget: int, parallel: Any) -> dict[
             kw["workers"] = parallel
         else:
             kw["executor"] = parallel
+        clock0 = time.time()
         t0 = time.perf_counter()
         res = minimize(Timed(log_dir), BOUNDS, **kw)
         wall = time.perf_counter() - t0
-        durations = in_worker_seconds(log_dir)
-    if len(durations) != res.nfev:
-        raise RuntimeError(f"{backend} {mode} seed {seed}: {len(durations)} in-worker durations recorded for nfev={res.nfev}")
-    busy = float(sum(durations))
+        evaluations = logged(log_dir)
+    if len(evaluations) != res.nfev:
+        raise RuntimeError(f"{backend} {mode} seed {seed}: {len(evaluations)} in-worker durations recorded for nfev={res.nfev}")
+    busy = float(sum(e[0] for e in evaluations))
     row = {"backend": backend, "mode": mode, "seed": seed, "budget": budget, "nfev": int(res.nfev), "wall_s": wall,
            "busy_s": busy, "utilization": busy / (wall * WORKERS), "best": float(res.fun),
            "max_in_flight_at_generation_ends": most_in_flight[0], "message": res.message}
+    if cut is not None:
+        early = [e[2] for e in evaluations if e[1] <= clock0 + cut]
+        row |= {"cut_s": cut, "nfev_at_cut": len(early), "best_at_cut": min(early, default=float("inf"))}
     print(f"{backend:20s} {mode:12s} seed {seed}  wall {wall:6.2f} s  busy {busy:6.2f} s  "
           f"utilization {100 * row['utilization']:5.1f}%  best {row['best']:.4g}", flush=True)
     return row
@@ -126,7 +135,8 @@ def summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def markdown(rows: list[dict[str, Any]], medians: list[dict[str, Any]], command: str, load: dict[str, Any]) -> str:
+def markdown(rows: list[dict[str, Any]], medians: list[dict[str, Any]], command: str, load: dict[str, Any],
+             timed: list[dict[str, Any]]) -> str:
     lines = [
         f"Command: `{command}`",
         "",
@@ -141,7 +151,16 @@ def markdown(rows: list[dict[str, Any]], medians: list[dict[str, Any]], command:
         "|---|---|---|---|---|---|",
     ]
     lines += [f"| {m['backend']} | {m['mode']} | {m['runs']} | {100 * m['median_utilization']:.1f}% | {m['median_wall_s']:.2f} "
-              f"| {m['median_best']:.3g} |" for m in medians]
+              f"| {m['median_best']:.3g} |" for m in medians if m["mode"] != TIMED]
+    gen = {(r["backend"], r["seed"]): r for r in rows if r["mode"] == "generational"}
+    lines += ["", "In the generational run's wall time (steady state with three times the budget, cut there), per seed:", "",
+              "| backend | seed | wall s | generational: evaluations, best value | steady: evaluations, best value |",
+              "|---|---|---|---|---|"]
+    lines += [f"| {r['backend']} | {r['seed']} | {r['cut_s']:.2f} | {gen[(r['backend'], r['seed'])]['nfev']}, "
+              f"{gen[(r['backend'], r['seed'])]['best']:.3g} | {r['nfev_at_cut']}, {r['best_at_cut']:.3g} |" for r in timed]
+    lines += [f"| {m['backend']} | median | | {statistics.median(g['nfev'] for k, g in gen.items() if k[0] == m['backend']):.0f}, "
+              f"{statistics.median(g['best'] for k, g in gen.items() if k[0] == m['backend']):.3g} | "
+              f"{m['median_nfev_at_cut']:.0f}, {m['median_best_at_cut']:.3g} |" for m in medians if m["mode"] == TIMED]
     lines += ["", "Every run (in flight: the most candidates out at a generation's end, a lower bound of the most at once):", "",
               "| backend | mode | seed | wall s | in-worker s | utilization | in flight | best value |",
               "|---|---|---|---|---|---|---|---|"]
@@ -167,13 +186,15 @@ def main() -> None:
         raise ValueError(f"--budget: expected at least the population ({POPULATION}); got {args.budget}")
     command = "python benchmarks/async_utilization.py " + " ".join(sys.argv[1:])
     load_before = os.getloadavg()[0]
-    rows = []
+    rows: list[dict[str, Any]] = []
+    timed: list[dict[str, Any]] = []  # steady state with three times the budget, cut at the generational run's wall time
     with ProcessPoolExecutor(WORKERS) as ex:
         pids = set(ex.map(warm, [0.3] * WORKERS))
         print(f"process pool warmed: {len(pids)} processes", flush=True)
         for seed in args.seeds:
             rows.append(run("ProcessPoolExecutor", "generational", seed, args.budget, ex.map))
             rows.append(run("ProcessPoolExecutor", "steady", seed, args.budget, ex))
+            timed.append(run("ProcessPoolExecutor", TIMED, seed, 3 * args.budget, ex, cut=rows[-2]["wall_s"]))
     if not args.no_dask:
         import distributed
 
@@ -186,13 +207,17 @@ def main() -> None:
             for seed in args.seeds:
                 rows.append(run("Dask LocalCluster", "generational", seed, args.budget, dask_map.map))
                 rows.append(run("Dask LocalCluster", "steady", seed, args.budget, client))
+                timed.append(run("Dask LocalCluster", TIMED, seed, 3 * args.budget, client, cut=rows[-2]["wall_s"]))
     load = {"cpu_count": os.cpu_count(), "before": load_before, "after": os.getloadavg()[0]}
     medians = summary(rows)
+    medians += [{"backend": b, "mode": TIMED, "runs": len(g), "median_best_at_cut": statistics.median(r["best_at_cut"] for r in g),
+                 "median_nfev_at_cut": statistics.median(r["nfev_at_cut"] for r in g)}
+                for b in dict.fromkeys(r["backend"] for r in timed) for g in [[r for r in timed if r["backend"] == b]]]
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     with open(os.path.join(HERE, "results", "async_utilization.json"), "w") as fh:
         json.dump({"command": command, "workers": WORKERS, "population": POPULATION, "dimension": len(BOUNDS), "load": load,
-                   "medians": medians, "runs": rows}, fh, indent=1)
-    text = markdown(rows, medians, command, load)
+                   "medians": medians, "runs": rows, "timed_runs": timed}, fh, indent=1)
+    text = markdown(rows, medians, command, load, timed)
     with open(os.path.join(HERE, "results", "async_utilization.md"), "w") as fh:
         fh.write(text)
     print(text)
