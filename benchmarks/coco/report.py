@@ -69,22 +69,23 @@ def medians(markers: list[dict], dim: int, factor: int) -> dict[str, dict[int, t
     return {o: {f: (float(np.median(v)), len(v)) for f, v in fs.items()} for o, fs in cells.items()}
 
 
-def ecdf_rows(markers: list[dict], dim: int, factor: int) -> dict[str, tuple[float, float, int]]:
-    """optimizer -> (ECDF value at factor x n, normalized ECDF area, #runs) over all its runs at ``dim``."""
-    runs: dict[str, list[np.ndarray]] = {}
+def _hits(markers: list[dict], dim: int, by_function: bool) -> dict[str, dict[int | None, np.ndarray]]:
+    """optimizer -> function (None: all functions) -> the stacked hit rows of its runs at ``dim``."""
+    runs: dict[str, dict[int | None, list[np.ndarray]]] = {}
     for m in markers:
         if m["dim"] == dim:
-            runs.setdefault(m["optimizer"], []).append(m["hits"])
-    return {o: (*ecdf_summary(np.stack(h), dim, factor), len(h)) for o, h in runs.items()}
+            runs.setdefault(m["optimizer"], {}).setdefault(m["function"] if by_function else None, []).append(m["hits"])
+    return {o: {f: np.stack(h) for f, h in fs.items()} for o, fs in runs.items()}
+
+
+def ecdf_rows(markers: list[dict], dim: int, factor: int) -> dict[str, tuple[float, float, int]]:
+    """optimizer -> (ECDF value at factor x n, normalized ECDF area, #runs) over all its runs at ``dim``."""
+    return {o: (*ecdf_summary(h[None], dim, factor), len(h[None])) for o, h in _hits(markers, dim, False).items()}
 
 
 def ecdf_by_function(markers: list[dict], dim: int, factor: int) -> dict[str, dict[int, float]]:
     """optimizer -> function -> normalized ECDF area of that function's runs at ``dim``."""
-    runs: dict[str, dict[int, list[np.ndarray]]] = {}
-    for m in markers:
-        if m["dim"] == dim:
-            runs.setdefault(m["optimizer"], {}).setdefault(m["function"], []).append(m["hits"])
-    return {o: {f: ecdf_summary(np.stack(h), dim, factor)[1] for f, h in fs.items()} for o, fs in runs.items()}
+    return {o: {f: ecdf_summary(h, dim, factor)[1] for f, h in fs.items()} for o, fs in _hits(markers, dim, True).items()}
 
 
 def compare(a: dict[int, tuple[float, int]], b: dict[int, tuple[float, int]]) -> tuple[int, int, int]:
