@@ -66,19 +66,18 @@ def generational(strategy: EDAMCCStrategy, fun: Callable[[np.ndarray], float], w
 
 def steady(strategy: EDAMCCStrategy, fun: Callable[[np.ndarray], float], workers: int, cut: float) -> dict[str, float]:
     """Run to the budget with ``workers`` rows in flight; the best value at the end and at time ``cut``."""
-    now, best, best_at_cut, told_by_cut, extra, asked, number = 0.0, np.inf, np.inf, 0, 0, 0, 0
-    flight: list[tuple[float, int, np.ndarray]] = []
+    now, best, best_at_cut, told_by_cut, extra, asked = 0.0, np.inf, np.inf, 0, 0, 0
+    flight: list[tuple[float, int, np.ndarray]] = []  # (end time, ask number: the tie-break, row)
 
     def submit() -> None:
-        nonlocal extra, asked, number
+        nonlocal extra, asked
         x = strategy.ask(1)
         if x.shape[0] == 0:
             x = strategy.ask_extra(1)
             extra += x.shape[0]
         if x.shape[0]:
             asked += 1
-            number += 1
-            heapq.heappush(flight, (now + cost(x[0]), number, x[0]))
+            heapq.heappush(flight, (now + cost(x[0]), asked, x[0]))
 
     for _ in range(workers):
         submit()
