@@ -122,8 +122,8 @@ def tables(root: Path) -> tuple[str, dict]:
     seeds = sorted({(m["function"], m["instance"], m["seed"]) for m in markers})
     lines = [f"# COCO `{info['suite']}`, budget {info['budget_factor']} n", "",
              f"Instances {', '.join(map(str, instances))}; budget {info['budget_factor']} x n evaluations per run; "
-             f"campaign seed {info['campaign_seed']} (one optimizer seed per (function, instance), e.g. f1 instance 1: "
-             f"{seeds[0][2]}); {len(markers)} finished runs.", "", f"Versions: {versions}.", "",
+             f"campaign seed {info['campaign_seed']} (one optimizer seed per (function, instance), e.g. f{seeds[0][0]} instance "
+             f"{seeds[0][1]}: {seeds[0][2]}); {len(markers)} finished runs.", "", f"Versions: {versions}.", "",
              "Cells: COCO's logged best f - f_opt (\"best noise-free fitness - Fopt\" of the observer's .dat files) "
              "after the stated number of evaluations, median over the instances run; ≤1e-8 means the final target "
              "was hit. (k) after a value: only k instances finished. Pairs: functions where the row's first optimizer's "
