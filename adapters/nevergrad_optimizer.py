@@ -160,9 +160,10 @@ class EDAMCC(base.ConfiguredOptimizer):
     Parameters
     ----------
     population_size, selection_ratio, m_corr, theta, c, variant, repair, partition:
-        as in :class:`edamcc.Settings`; ``population_size=None`` follows the budget through
-        :func:`edamcc.default_population_size` (``clip(budget // 30, 10, 200)``; 200, the
-        paper's, without a budget). ``repair`` applies to a fully bounded space.
+        as in :class:`edamcc.Settings`; ``population_size=None`` takes
+        :func:`edamcc.default_population_size` for the variant, the dimension and the budget
+        (the default ``edamcc-csa``: ``4 + 3 ln n``; the paper's variant:
+        ``clip(budget // 30, 10, 200)``). ``repair`` applies to a fully bounded space.
     """
 
     def __init__(

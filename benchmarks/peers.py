@@ -144,9 +144,10 @@ def main() -> None:
 
 
 def report(out: Path) -> str:
-    """One table per (dimension, budget) over every run file under ``out``, not only this call's."""
-    results = load_runs(out / "runs")
+    """One table per (dimension, budget) over every run file of F1-F13 under ``out``, not only this
+    call's (``partition_bench.py`` keeps its block-rotated ellipsoids in the same folder)."""
     order = {f: i for i, f in enumerate(FUNCTIONS, 1)}
+    results = [r for r in load_runs(out / "runs") if r["function"] in order]
     lines = []
     for dim, budget in sorted({(r["dim"], r["budget"]) for r in results}):
         rows = [r for r in results if r["dim"] == dim and r["budget"] == budget]

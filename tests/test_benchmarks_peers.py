@@ -34,3 +34,10 @@ def test_minimize_options_name_the_variant_and_the_learned_partition():
     assert peers.minimize_options("edamcc-default") == {}
     assert peers.minimize_options("edamcc-csa") == {"variant": "edamcc-csa"}
     assert peers.minimize_options("edamcc-adaptive-learned") == {"variant": "edamcc-adaptive", "partition": "learned"}
+
+
+def test_report_leaves_out_the_partition_benchmarks_own_problems(tmp_path):
+    _write(tmp_path, "edamcc-csa", "F1", 100, 100_000, 2.0)
+    _write(tmp_path, "edamcc-csa", "BlockEllipsoid5", 100, 100_000, 7.0)  # partition_bench.py's, same folder
+    text = peers.report(tmp_path)
+    assert "| F1 | 2.00e+00 (1.0) |" in text and "BlockEllipsoid5" not in text

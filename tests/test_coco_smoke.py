@@ -61,3 +61,10 @@ def test_seeds_are_fixed_per_function_and_instance():
     assert runner.seed_for(1, 3, 2) == runner.seed_for(1, 3, 2)
     assert len({runner.seed_for(1, f, i) for f in range(1, 25) for i in range(1, 6)}) == 120
     assert runner.seed_for(1, 3, 2) != runner.seed_for(2, 3, 2)
+
+
+def test_the_recorded_command_names_no_data_folder_of_this_machine():
+    argv = ["--data", "/scratch/run7", "--results", "out", "campaign", "bbob-1e3", "--workers", "2"]
+    assert runner.command_line(argv) == "python -m benchmarks.coco --data DATA --results out campaign bbob-1e3 --workers 2"
+    assert runner.command_line(["--data=/scratch/run7", "list"]) == "python -m benchmarks.coco --data=DATA list"
+    assert runner.command_line(["report", "bbob_1000n"]) == "python -m benchmarks.coco report bbob_1000n"

@@ -53,6 +53,21 @@ class Job:
         return self.budget_factor * self.dim
 
 
+def command_line(argv: list[str]) -> str:
+    """The command that ran, for ``runs.jsonl``, with the data folder written as ``DATA``: the
+    summaries are committed, and a folder of the machine that ran them means nothing elsewhere."""
+    words, hide = [], False
+    for word in argv:
+        if hide:
+            words.append("DATA")
+        elif word.startswith("--data="):
+            words.append("--data=DATA")
+        else:
+            words.append(word)
+        hide = word == "--data"
+    return "python -m benchmarks.coco " + " ".join(words)
+
+
 def campaign_name(suite: str, budget_factor: int) -> str:
     return f"{suite}_{budget_factor}n"
 
@@ -207,7 +222,7 @@ def run(root: Path, suite: str, dims, functions, instances, budget_factor: int, 
     wall = time.time() - start
     entry = {"finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "wall_seconds": round(wall, 1),
              "dims": list(dims), "functions": list(functions), "instances": list(instances), "optimizers": list(names),
-             "workers": workers, "problems": len(jobs), "ran": done, "failed": failed, "command": "python -m benchmarks.coco " + " ".join(sys.argv[1:])}
+             "workers": workers, "problems": len(jobs), "ran": done, "failed": failed, "command": command_line(sys.argv[1:])}
     with open(root / "runs.jsonl", "a") as fh:
         fh.write(json.dumps(entry) + "\n")
     log(f"{root.name}: ran {done} problems in {wall:.0f}s wall, {len(failed)} failed")
