@@ -28,6 +28,16 @@ def test_hand_out_in_order_and_tell_any_order():
     assert values.tolist() == [1.0, 2.0, 3.0, 0.0] and ledger.generation == 1 and ledger.free_slots() == 3
 
 
+def test_handed_out_rows_are_a_fresh_array():
+    ledger = filled()
+    a = ledger.hand_out(3)
+    kept = a.copy()
+    a[:] = -1.0  # the caller's array: changing it changes nothing in the ledger
+    np.testing.assert_array_equal(ledger.pending(), kept)
+    ledger.record(ledger.check_tell(kept), np.zeros(3))
+    assert ledger.n_out == 0
+
+
 def test_extras_take_the_next_numbers_and_reduce_the_next_fill():
     ledger = filled()
     ledger.hand_out(4)

@@ -9,7 +9,15 @@ import pytest
 
 from edamcc import EDAMCCStrategy, Settings
 from edamcc.models import fit_factorized
-from edamcc.step_size import StepSize, expected_norm, mean_shift_line, recombination_weights, sampling_model, whiten
+from edamcc.step_size import (
+    StepSize,
+    effective_mu,
+    expected_norm,
+    mean_shift_line,
+    recombination_weights,
+    sampling_model,
+    whiten,
+)
 
 
 def test_recombination_weights_are_positive_decreasing_and_sum_to_one():
@@ -18,6 +26,18 @@ def test_recombination_weights_are_positive_decreasing_and_sum_to_one():
         assert w.shape == (mu,)
         assert np.all(w > 0) and np.all(np.diff(w) < 0)
         assert w.sum() == pytest.approx(1.0)
+
+
+def test_recombination_weights_are_shared_read_only_and_give_mu_eff():
+    """One array per mu, shared by every generation: nobody may change it in place."""
+    w = recombination_weights(10)
+    assert recombination_weights(10) is w
+    with pytest.raises(ValueError):
+        w[0] = 1.0
+    raw = np.log(10.5) - np.log(np.arange(1, 11))
+    np.testing.assert_array_equal(w, raw / raw.sum())
+    assert effective_mu(10) == pytest.approx(1.0 / np.sum((raw / raw.sum()) ** 2), rel=1e-15)
+    assert 1.0 < effective_mu(10) < 10.0
 
 
 def test_expected_norm_matches_sampled_norms():

@@ -53,6 +53,34 @@ def test_zero_variance_column_has_no_correlation():
     assert np.all(np.isfinite(correlation_matrix(data)))
 
 
+def test_numerically_constant_columns_are_the_ones_the_definition_names():
+    """standardize_columns takes max |x| only for columns its bound cannot clear; the columns it
+    zeroes must be exactly those whose spread is at most 64 ulps of their largest |x|."""
+    rng = np.random.default_rng(3)
+    k = 30
+    eps = np.finfo(float).eps
+    base = rng.normal(size=(k, 1))
+    columns = [
+        np.full(k, 7.0),  # constant
+        np.full(k, -1e100),  # constant, huge
+        np.zeros(k),  # constant zero
+        1e8 + eps * 1e8 * base[:, 0],  # a few ulps of spread: numerically constant
+        1e8 + 1e4 * eps * 1e8 * base[:, 0],  # thousands of ulps: a real (tiny) spread
+        1e-100 * base[:, 0],  # tiny but relative spread of order 1
+        rng.normal(size=k),
+    ]
+    for spread in 10.0 ** np.arange(-17, -10, 0.5):  # around the 64-ulp boundary
+        columns.append(1.0 + spread * base[:, 0])
+    x = np.column_stack(columns)
+    z = structure_learning.standardize_columns(x)
+    centered = x - x.mean(axis=0)
+    std = np.sqrt(np.einsum("ij,ij->j", centered, centered) / k)
+    expected_constant = std <= 64.0 * eps * np.abs(x).max(axis=0)
+    np.testing.assert_array_equal(np.all(z == 0.0, axis=0), expected_constant)
+    assert expected_constant[:4].all() and not expected_constant[4:7].any()
+    assert 0 < expected_constant[7:].sum() < len(columns) - 7  # both sides of the boundary covered
+
+
 def test_random_partition_is_a_partition_into_chunks_of_c():
     rng = np.random.default_rng(0)
     strong = np.array([2, 3, 5, 7, 11, 13, 17, 19])

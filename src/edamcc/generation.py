@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from .adaptation import Adaptation
 from .models import fit_chain, fit_factorized, fit_univariate
 from .settings import Resolved
-from .step_size import StepSize, recombination_weights
+from .step_size import StepSize, effective_mu, recombination_weights
 from .structure_learning import (
     Partition,
     correlation_matrix,
@@ -214,7 +214,7 @@ def close_generation(
     if adaptation is None:
         return ClosedGeneration(elite_x, elite_f, selected, fitted, None, None if fitted is None else fitted.model)
     if isinstance(adaptation, StepSize):
-        mu_eff = 0.0 if weights is None else 1.0 / float(np.sum(weights**2))
+        mu_eff = 0.0 if weights is None else effective_mu(weights.size)
         stepped = adaptation.update(rows, values, fit_before, None if fitted is None else fitted.model, mu_eff)
         return ClosedGeneration(elite_x, elite_f, selected, fitted, stepped, stepped.sampler)
     adapted = adaptation.update(rows, values, fit_before, None if fitted is None else fitted.model.mean)

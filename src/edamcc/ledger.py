@@ -125,6 +125,8 @@ class Ledger:
         """The next ``k`` (or fewer) sampled rows, now in flight (a fresh array)."""
         new = np.flatnonzero(self._state == NEW)[:k]
         self._state[new] = OUT
+        if new.size and new[-1] - new[0] == new.size - 1:  # consecutive numbers (the usual case)
+            return self._x[new[0] : new[-1] + 1].copy()
         return self._x[new]  # indexing by an array copies: a fresh array
 
     def pending(self) -> NDArray[np.float64]:

@@ -196,15 +196,18 @@ def fit_factorized(
     if scaling not in BLOCK_SCALINGS:
         raise ValueError(f"scaling: expected one of {BLOCK_SCALINGS}; got {scaling!r}")
     m = selected.shape[0]
-    mean = selected.mean(axis=0) if weights is None else weights @ selected
-    d_weak = selected[:, weak] - mean[weak]  # centred columns, gathered: no full (m, n) copy
     if weights is None:
+        mean = selected.mean(axis=0)
+        d_weak = selected[:, weak] - mean[weak]  # centred columns, gathered: no full (m, n) copy
         weak_std = np.sqrt(np.einsum("ij,ij->j", d_weak, d_weak) / m)
-    else:
-        weak_std = np.sqrt(np.einsum("i,ij,ij->j", weights, d_weak, d_weak))
+        centred = None
+    else:  # edamcc-csa, whose weak set is most of the variables: centre them all at once
+        mean = weights @ selected
+        centred = selected - mean
+        weak_std = np.sqrt(np.einsum("i,ij,ij->j", weights, centred, centred)[weak])
     blocks = []
     for index in partition:
-        d = (selected[:, index] - mean[index]).transpose(1, 0, 2)  # (G, m, s)
+        d = (selected[:, index] - mean[index] if centred is None else centred[:, index]).transpose(1, 0, 2)  # (G, m, s)
         if weights is None:
             cov = d.transpose(0, 2, 1) @ d / m  # (G, s, s), ML estimate
         else:

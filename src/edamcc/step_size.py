@@ -54,6 +54,7 @@ and resumes bit for bit, and the Optuna sampler replays it from the trials.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 from typing import Any
@@ -68,10 +69,20 @@ MAX_LOG_STEP = 1.0  # sigma changes by at most a factor e per generation
 STALL_FACTOR = 1.4  # h = 0 while |p_sigma| / sqrt(1 - (1 - c)^(2 g)) >= (1.4 + 2 / (n + 1)) E|N(0, I)|
 
 
+@functools.lru_cache(maxsize=16)
 def recombination_weights(mu: int) -> NDArray[np.float64]:
-    """Rank weights of the ``mu`` selected rows, best first: ln(mu + 1/2) - ln i, summing to 1."""
+    """Rank weights of the ``mu`` selected rows, best first: ln(mu + 1/2) - ln i, summing to 1
+    (read-only: one array per ``mu``, shared by every generation)."""
     w = np.log(mu + 0.5) - np.log(np.arange(1, mu + 1))
-    return w / w.sum()
+    w = w / w.sum()
+    w.flags.writeable = False
+    return w
+
+
+@functools.lru_cache(maxsize=16)
+def effective_mu(mu: int) -> float:
+    """mu_eff = 1 / sum w_i^2 of :func:`recombination_weights`."""
+    return 1.0 / float(np.sum(recombination_weights(mu) ** 2))
 
 
 def expected_norm(n: int) -> float:
