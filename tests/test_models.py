@@ -18,6 +18,23 @@ def test_factorized_gaussian_recovers_block_covariances():
     assert abs(np.corrcoef(sample[:, 1], sample[:, 2])[0, 1]) < 0.01  # groups independent
 
 
+def test_weighted_fit_is_the_weighted_mean_and_covariance_of_weak_and_grouped_variables():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(12, 7)) * np.arange(1, 8) + np.arange(7)
+    w = np.log(12.5) - np.log(np.arange(1, 13))
+    w /= w.sum()
+    weak = np.array([0, 3, 6])
+    groups = [np.array([[1, 5], [2, 4]])]
+    model = fit_factorized(x, weak, groups, "emna", w)
+    mean = w @ x
+    cov = (x - mean).T @ ((x - mean) * w[:, None])  # sum_k w_k d_k d_k^T
+    np.testing.assert_allclose(model.mean, mean, rtol=1e-13)
+    np.testing.assert_allclose(model.weak_std, np.sqrt(np.diag(cov)[weak]), rtol=1e-13)
+    for g, index in enumerate(groups[0]):
+        factor = model.blocks[0].factor[g]
+        np.testing.assert_allclose(factor.T @ factor, cov[np.ix_(index, index)], rtol=1e-12, atol=1e-12)
+
+
 def test_rank_deficient_groups_sample_finite_values():
     rng = np.random.default_rng(0)
     data = rng.normal(size=(10, 30))  # m = 10 rows, one group of 30: rank <= 9
