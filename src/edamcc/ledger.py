@@ -125,9 +125,14 @@ class Ledger:
         """The next ``k`` (or fewer) sampled rows, now in flight (a fresh array)."""
         new = np.flatnonzero(self._state == NEW)[:k]
         self._state[new] = OUT
-        if new.size and new[-1] - new[0] == new.size - 1:  # consecutive numbers (the usual case)
-            return self._x[new[0] : new[-1] + 1].copy()
-        return self._x[new]  # indexing by an array copies: a fresh array
+        return self._rows(new).copy()
+
+    def _rows(self, positions: NDArray[np.intp]) -> NDArray[np.float64]:
+        """The rows at ``positions`` (increasing): a view when the numbers are consecutive (the
+        usual case), else a copy."""
+        if positions.size and positions[-1] - positions[0] == positions.size - 1:
+            return self._x[positions[0] : positions[-1] + 1]
+        return self._x[positions]
 
     def pending(self) -> NDArray[np.float64]:
         """Rows handed out and not told yet, in number order, then any orphans (a fresh array)."""
@@ -212,8 +217,7 @@ class Ledger:
         out = np.flatnonzero(self._state == OUT)[: rows.shape[0]]
         if out.size != rows.shape[0] or out.size == 0:
             return None
-        run = out[-1] - out[0] == out.size - 1  # consecutive numbers (the usual case): a view, no copy
-        mine = (self._x[out[0] : out[-1] + 1] if run else self._x[out]).view(np.uint64)
+        mine = self._rows(out).view(np.uint64)
         theirs = np.ascontiguousarray(rows, dtype=np.float64).view(np.uint64)
         return out if np.array_equal(mine, theirs) else None
 
