@@ -364,7 +364,10 @@ def test_several_processes_share_one_study(tmp_path, journal):
     params = [tuple(t.params.values()) for t in trials]
     assert len(set(params)) == len(params)  # no proposal repeats
     lagged = sum(g < block_of(t.number, 20) for t, g in zip(trials, gens))
-    assert lagged < 0.25 * len(trials)  # three workers, blocks of 19: at most the first two of a block wait
+    # Three workers, blocks of 19: on an idle machine at most the first two trials of a block wait
+    # (under 25%); a loaded machine delays some workers' tells, and 31% was measured with two other
+    # busy processes. A sampler that missed the other workers' trials would lag on nearly all.
+    assert lagged < 0.5 * len(trials)
     single = optuna.create_study(sampler=EDAMCCSampler(seed=7, population_size=20, variant="edamcc"))
     single.optimize(lambda t: objective(t, n=10), n_trials=450)
     rand = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=7))
