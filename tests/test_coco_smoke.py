@@ -40,6 +40,7 @@ def test_every_optimizer_writes_coco_data_that_cocopp_reads(tmp_path):
             key = f"bbob_f{fid:03d}_i01_d0020"
             marker = json.loads((root / "markers" / name / f"{key}.json").read_text())
             assert 0 < marker["evaluations"] <= 2000 and marker["cpu_seconds_per_evaluation"] > 0
+            assert marker["blas"] == runner.blas_kernels()
             assert list((root / "exdata" / name / key).glob("*.info")), name
     again = runner.run(root, "bbob", [20], [1, 8], [1], 100, NAMES, campaign_seed=1, workers=1, log=lambda s: None)
     assert again["ran"] == 0  # resumed: nothing left to do
@@ -52,9 +53,17 @@ def test_every_optimizer_writes_coco_data_that_cocopp_reads(tmp_path):
     assert set(summary["dims"]["20"]["optimizers"]) == set(NAMES)
     assert set(summary["versions"]) >= {"edamcc", "cma", "coco-experiment"}
     assert "ECDF area" in table
+    assert summary["blas"] == [runner.blas_kernels()] and f"BLAS kernels of the runs: {runner.blas_kernels()}" in table
     for name in NAMES:  # f1 at 20-D: every optimizer hits some of the 51 targets within 100 n
         ecdf = summary["dims"]["20"]["optimizers"][name]["ecdf_100n"]
         assert 0 < ecdf["solved"] <= 1 and 0 < ecdf["area"] <= ecdf["solved"], name
+
+
+def test_the_blas_kernels_are_named():
+    import numpy as np  # noqa: F401  (loads the BLAS that threadpoolctl reports)
+
+    name = runner.blas_kernels()
+    assert name != "none found" and name.split()[0] in {"openblas", "mkl", "blis", "accelerate"}, name
 
 
 def test_seeds_are_fixed_per_function_and_instance():

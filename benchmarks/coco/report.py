@@ -120,17 +120,19 @@ def tables(root: Path) -> tuple[str, dict]:
     instances = sorted({m["instance"] for m in markers})
     versions = ", ".join(f"{k} {v}" for k, v in sorted(info["versions"].items()))
     seeds = sorted({(m["function"], m["instance"], m["seed"]) for m in markers})
+    blas = sorted({m.get("blas", "not recorded") for m in markers})  # runs before markers recorded it: "not recorded"
     lines = [f"# COCO `{info['suite']}`, budget {info['budget_factor']} n", "",
              f"Instances {', '.join(map(str, instances))}; budget {info['budget_factor']} x n evaluations per run; "
              f"campaign seed {info['campaign_seed']} (one optimizer seed per (function, instance), e.g. f{seeds[0][0]} instance "
              f"{seeds[0][1]}: {seeds[0][2]}); {len(markers)} finished runs.", "", f"Versions: {versions}.", "",
+             f"BLAS kernels of the runs: {'; '.join(blas)} (seeded runs repeat bit for bit on the same kernels only).", "",
              "Cells: COCO's logged best f - f_opt (\"best noise-free fitness - Fopt\" of the observer's .dat files) "
              "after the stated number of evaluations, median over the instances run; ≤1e-8 means the final target "
              "was hit. (k) after a value: only k instances finished. Pairs: functions where the row's first optimizer's "
              "median is more than 2x better / within a factor 2 / more than 2x worse than the second's (both clipped "
              "at 1e-8).", ""]
     summary = {"suite": info["suite"], "budget_factor": info["budget_factor"], "campaign_seed": info["campaign_seed"],
-               "instances": instances, "versions": info["versions"], "runs": wall_times(root), "dims": {}}
+               "instances": instances, "versions": info["versions"], "blas": blas, "runs": wall_times(root), "dims": {}}
     for dim in dims:
         dim_summary = summary["dims"][str(dim)] = {"optimizers": {}, "pairs": {}}
         dim_markers = [m for m in markers if m["dim"] == dim]

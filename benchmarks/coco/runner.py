@@ -68,6 +68,20 @@ def command_line(argv: list[str]) -> str:
     return "python -m benchmarks.coco " + " ".join(words)
 
 
+def blas_kernels() -> str:
+    """The BLAS library of this process and the CPU kernels it dispatched to, e.g. "openblas 0.3.31 SkylakeX".
+
+    Runs that use BLAS are bit-reproducible only on the same kernels: OpenBLAS picks them by CPU (or by
+    ``OPENBLAS_CORETYPE``), and their different rounding sends a seeded run of full CMA-ES or EDA-MCC on
+    another path after a few generations.
+    """
+    from threadpoolctl import threadpool_info
+
+    libraries = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
+    return "; ".join(" ".join(str(lib[k]) for k in ("internal_api", "version", "architecture") if lib.get(k))
+                     for lib in libraries) or "none found"
+
+
 def campaign_name(suite: str, budget_factor: int) -> str:
     return f"{suite}_{budget_factor}n"
 
@@ -155,7 +169,7 @@ def run_job(job: Job, root: str) -> dict:
     record = asdict(job) | {"problem": job.key, "budget": job.budget, "evaluations": evaluations,
                             "final_target_hit": hit, "cpu_seconds": cpu, "wall_seconds": wall,
                             "cpu_seconds_per_evaluation": cpu / max(evaluations, 1),
-                            "data_folder": f"exdata/{job.optimizer}/{job.key}"}
+                            "data_folder": f"exdata/{job.optimizer}/{job.key}", "blas": blas_kernels()}
     path = marker_path(root_path, job)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
@@ -222,7 +236,8 @@ def run(root: Path, suite: str, dims, functions, instances, budget_factor: int, 
     wall = time.time() - start
     entry = {"finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "wall_seconds": round(wall, 1),
              "dims": list(dims), "functions": list(functions), "instances": list(instances), "optimizers": list(names),
-             "workers": workers, "problems": len(jobs), "ran": done, "failed": failed, "command": command_line(sys.argv[1:])}
+             "workers": workers, "problems": len(jobs), "ran": done, "failed": failed, "command": command_line(sys.argv[1:]),
+             "blas": blas_kernels()}
     with open(root / "runs.jsonl", "a") as fh:
         fh.write(json.dumps(entry) + "\n")
     log(f"{root.name}: ran {done} problems in {wall:.0f}s wall, {len(failed)} failed")
