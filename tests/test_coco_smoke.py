@@ -63,7 +63,7 @@ def test_the_blas_kernels_are_named():
     import numpy as np  # noqa: F401  (loads the BLAS that threadpoolctl reports)
 
     name = runner.blas_kernels()
-    assert name != "none found" and name.split()[0] in {"openblas", "mkl", "blis", "accelerate"}, name
+    assert name != "none found" and name.split()[0] in {"openblas", "mkl", "blis", "flexiblas", "accelerate"}, name
 
 
 def test_seeds_are_fixed_per_function_and_instance():
