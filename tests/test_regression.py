@@ -11,8 +11,8 @@ settings:
   eigendecomposition depend on the BLAS kernels, which OpenBLAS picks by CPU, and a seeded run
   amplifies them. Recorded with OpenBLAS's SkylakeX kernels and rerun with its Haswell,
   Sandybridge and Prescott kernels (``OPENBLAS_CORETYPE``), the 12 generations agreed to 5e-10
-  relative; after 15 generations to 6e-9, and after 20 one run had ranked two nearly equal
-  values the other way (7% apart from then on). A change of the algorithm moves the values by
+  relative; after 15 generations to 6e-9, while within 20 one run (EMNA_global on F12,
+  Prescott kernels) jumped to 7% apart at generation 16. A change of the algorithm moves the values by
   far more than 1e-6.
 * M = 80, so that m = 40 selected rows exceed every group (at most the 30 variables). With fewer
   rows than a group's variables the group's covariance is singular, and EEDA's reset of its
