@@ -113,3 +113,19 @@ def test_rows_told_in_order_are_found_as_the_sorted_search_finds_them(monkeypatc
         np.testing.assert_array_equal(fast, slow)
     assert ledger.locate(out).tolist() == [0, 1, 2, 3, 4]
     assert ledger._in_flight_prefix(out[[1, 0]]) is None
+
+
+def test_tell_stores_rows_in_flight_and_forgets_orphans_of_a_restart():
+    ledger = filled()
+    a = ledger.hand_out(4)
+    assert ledger.split_orphans(a) is None  # nothing retired: no row can be an orphan
+    ledger.tell(a[:1], np.array([5.0]))
+    ledger.restart(6)  # rows 1-3 were in flight: now orphans
+    ledger.fill(np.full((6, 2), -7.0) - np.arange(6)[:, None])
+    b = ledger.hand_out(2)
+    ledger.tell(np.concatenate([a[2:3], b[1:]]), np.array([1.0, 2.0]))  # an orphan and a row of the new run
+    assert ledger.split_orphans(a[1:]).tolist() == [True, False, True]  # row 2's orphan was told and forgotten
+    assert ledger.n_out == 3  # b's first row and the orphans of rows 1 and 3
+    with pytest.raises(ValueError, match="row 1 was never asked"):
+        ledger.tell(np.concatenate([b[:1], a[2:3]]), np.array([0.0, 0.0]))  # row 2's orphan is gone
+    assert ledger.n_out == 3  # the bad call stored nothing

@@ -154,11 +154,12 @@ class Ledger:
         self._state = np.empty(0, dtype=np.int8)
         self._order = self._sorted = None
 
-    def split_orphans(self, rows: NDArray[np.float64]) -> NDArray[np.bool_]:
-        """Which of ``rows`` are orphans (and not rows of the current generations)."""
-        mask = np.zeros(rows.shape[0], dtype=bool)
+    def split_orphans(self, rows: NDArray[np.float64]) -> NDArray[np.bool_] | None:
+        """Which of ``rows`` are orphans (and not rows of the current generations); None: no
+        orphans are in flight (the usual case), so none of ``rows`` is one."""
         if self._orphans.shape[0] == 0:
-            return mask
+            return None
+        mask = np.zeros(rows.shape[0], dtype=bool)
         absent = self.locate(rows) < 0
         keys = _row_keys(self._orphans)
         mask[absent] = np.isin(_row_keys(rows[absent]), keys)
@@ -246,6 +247,17 @@ class Ledger:
             repeated[first] = False
             raise ValueError(f"x: row {int(np.flatnonzero(repeated)[0])} was already told earlier in this call (a row is told once)")
         return idx
+
+    def tell(self, rows: NDArray[np.float64], values: NDArray[np.float64]) -> None:
+        """Check told ``rows`` and store their ``values``; orphans (rows in flight across a
+        restart) are forgotten, not stored. Raises ``ValueError`` before changing anything."""
+        orphan = self.split_orphans(rows)
+        if orphan is None:  # no copies of the rows in the usual case
+            self.record(self.check_tell(rows), values)
+            return
+        self.record(self.check_tell(rows[~orphan]), values[~orphan])
+        if orphan.any():
+            self.drop_orphans(rows[orphan])
 
     def record(self, idx: NDArray[np.intp], values: NDArray[np.float64]) -> None:
         """Store the values of rows already checked by :meth:`check_tell`."""

@@ -36,10 +36,10 @@ def no_progress_window(dimension: int, population_size: int) -> int:
 def no_progress(best_history: Sequence[float], spreads: Sequence[float], window: int, tolerance: float) -> bool:
     """pycma's ``tolfun`` rule: over the last ``window`` generations the best value moved by at
     most ``tolerance``, and so did the values of the last generation (False for NaN spreads)."""
-    if len(best_history) < window or not spreads:
+    if len(best_history) < window or not spreads or not spreads[-1] <= tolerance:  # the cheap test first
         return False
     recent = best_history[-window:]
-    return max(recent) - min(recent) <= tolerance and spreads[-1] <= tolerance
+    return max(recent) - min(recent) <= tolerance
 
 
 def stop_reason(

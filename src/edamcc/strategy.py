@@ -277,11 +277,7 @@ class EDAMCCStrategy:
         xa, fa = as_batch(x, f, self.dimension)
         if xa.shape[0] == 0:
             return
-        orphan = self._ledger.split_orphans(xa)  # in flight across a restart: counted, not used
-        idx = self._ledger.check_tell(xa[~orphan])
-        self._ledger.record(idx, fa[~orphan])
-        if orphan.any():
-            self._ledger.drop_orphans(xa[orphan])
+        self._ledger.tell(xa, fa)  # rows in flight across a restart: counted, not used
         self._nfev += xa.shape[0]
         self._note_best(xa, fa)
         self._close_ready_generations()
