@@ -77,3 +77,6 @@ def test_the_recorded_command_names_no_data_folder_of_this_machine():
     assert runner.command_line(argv) == "python -m benchmarks.coco --data DATA --results out campaign bbob-1e3 --workers 2"
     assert runner.command_line(["--data=/scratch/run7", "list"]) == "python -m benchmarks.coco --data=DATA list"
     assert runner.command_line(["report", "bbob_1000n"]) == "python -m benchmarks.coco report bbob_1000n"
+    absolute = ["--data", "/scratch/d", "--results", "/scratch/r", "campaign", "largescale-1e4", "--no-report"]
+    assert runner.command_line(absolute) == "python -m benchmarks.coco --data DATA --results RESULTS campaign largescale-1e4 --no-report"
+    assert runner.command_line(["--results=/scratch/r", "report", "x"]) == "python -m benchmarks.coco --results=RESULTS report x"

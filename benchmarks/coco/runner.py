@@ -53,19 +53,31 @@ class Job:
         return self.budget_factor * self.dim
 
 
+PATH_OPTIONS = ("--data", "--results")  # folders of the machine that ran: see command_line
+
+
 def command_line(argv: list[str]) -> str:
-    """The command that ran, for ``runs.jsonl``, with the data folder written as ``DATA``: the
-    summaries are committed, and a folder of the machine that ran them means nothing elsewhere."""
-    words, hide = [], False
+    """The command that ran, for ``runs.jsonl``, with the data folder written as ``DATA`` and an
+    absolute results folder as ``RESULTS``: the summaries are committed, and a folder of the
+    machine that ran them means nothing elsewhere (a results folder inside the repository does)."""
+    words, hidden = [], None
     for word in argv:
-        if hide:
-            words.append("DATA")
-        elif word.startswith("--data="):
-            words.append("--data=DATA")
+        option, _, value = word.partition("=")
+        if hidden is not None:
+            words.append(_placeholder(hidden, word))
+        elif option in PATH_OPTIONS and value:
+            words.append(f"{option}={_placeholder(option, value)}")
         else:
             words.append(word)
-        hide = word == "--data"
+        hidden = word if word in PATH_OPTIONS else None
     return "python -m benchmarks.coco " + " ".join(words)
+
+
+def _placeholder(option: str, path: str) -> str:
+    """``path`` as :func:`command_line` writes it after ``option``."""
+    if option == "--data":
+        return "DATA"
+    return "RESULTS" if Path(path).is_absolute() else path
 
 
 def blas_kernels() -> str:
