@@ -154,12 +154,11 @@ class Ledger:
         self._state = np.empty(0, dtype=np.int8)
         self._order = self._sorted = None
 
-    def split_orphans(self, rows: NDArray[np.float64]) -> NDArray[np.bool_] | None:
-        """Which of ``rows`` are orphans (and not rows of the current generations); None: no
-        orphans are in flight (the usual case), so none of ``rows`` is one."""
-        if self._orphans.shape[0] == 0:
-            return None
+    def split_orphans(self, rows: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """Which of ``rows`` are orphans (and not rows of the current generations)."""
         mask = np.zeros(rows.shape[0], dtype=bool)
+        if self._orphans.shape[0] == 0:
+            return mask
         absent = self.locate(rows) < 0
         keys = _row_keys(self._orphans)
         mask[absent] = np.isin(_row_keys(rows[absent]), keys)
@@ -251,10 +250,10 @@ class Ledger:
     def tell(self, rows: NDArray[np.float64], values: NDArray[np.float64]) -> None:
         """Check told ``rows`` and store their ``values``; orphans (rows in flight across a
         restart) are forgotten, not stored. Raises ``ValueError`` before changing anything."""
-        orphan = self.split_orphans(rows)
-        if orphan is None:  # no copies of the rows in the usual case
+        if self._orphans.shape[0] == 0:  # no run has restarted with rows in flight: no copies
             self.record(self.check_tell(rows), values)
             return
+        orphan = self.split_orphans(rows)
         self.record(self.check_tell(rows[~orphan]), values[~orphan])
         if orphan.any():
             self.drop_orphans(rows[orphan])
