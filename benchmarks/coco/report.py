@@ -103,6 +103,39 @@ def compare(a: dict[int, tuple[float, int]], b: dict[int, tuple[float, int]]) ->
     return better, within, worse
 
 
+def per_instance(markers: list[dict], dim: int, factor: int, names: list[str]) -> dict[int, dict]:
+    """instance -> that instance's runs alone: each optimizer's (ECDF value at factor x n, area,
+    #runs) and each pair's counts of :func:`compare` (``names`` in table order)."""
+    out = {}
+    for instance in sorted({m["instance"] for m in markers if m["dim"] == dim}):
+        own = [m for m in markers if m["dim"] == dim and m["instance"] == instance]
+        med = medians(own, dim, factor)
+        cols = [n for n in names if n in med]
+        out[instance] = {"ecdf": ecdf_rows(own, dim, factor),
+                         "pairs": {f"{a} vs {b}": compare(med[a], med[b]) for a, b in itertools.combinations(cols, 2)}}
+    return out
+
+
+def per_instance_lines(by_instance: dict[int, dict], names: list[str]) -> list[str]:
+    """Markdown of :func:`per_instance`: ECDF areas, then pair counts, one column per instance."""
+    instances = sorted(by_instance)
+    head = "| " + " | ".join(f"instance {i}" for i in instances) + " |"
+    rule = "|---|" + "---|" * len(instances)
+    lines = ["Each instance's runs alone (ECDF area, with the share of targets reached at the budget in brackets; "
+             "then the pair counts better / within 2x / worse; the pooled rows above are not their mean):", "",
+             "| optimizer " + head, rule]
+    for name in names:
+        cells = [by_instance[i]["ecdf"].get(name) for i in instances]
+        if any(cells):
+            lines.append(f"| {name} | " + " | ".join("—" if c is None else f"{c[1]:.3f} ({c[0]:.3f})" for c in cells) + " |")
+    pairs = list(dict.fromkeys(p for i in instances for p in by_instance[i]["pairs"]))
+    lines += ["", "| pair " + head, rule]
+    for pair in pairs:
+        cells = [by_instance[i]["pairs"].get(pair) for i in instances]
+        lines.append(f"| {pair} | " + " | ".join("—" if c is None else " / ".join(map(str, c)) for c in cells) + " |")
+    return lines + [""]
+
+
 def _fmt(value: float) -> str:
     return "—" if not np.isfinite(value) else ("≤1e-8" if value <= FINAL_TARGET else f"{value:.1e}")
 
@@ -174,6 +207,12 @@ def tables(root: Path) -> tuple[str, dict]:
                 cells = [f"{per_function[n][fid]:.3f}" if fid in per_function.get(n, {}) else "—" for n in cols]
                 lines.append(f"| f{fid} {FUNCTIONS[fid]} | " + " | ".join(cells) + " |")
             lines.append("")
+            if len(instances) > 1:
+                by_instance = per_instance(markers, dim, factor, cols)
+                lines += per_instance_lines(by_instance, cols)
+                dim_summary[f"instances_{factor}n"] = {
+                    str(i): {"ecdf": {n: {"solved": round(v[0], 4), "area": round(v[1], 4)} for n, v in b["ecdf"].items()},
+                             "pairs": b["pairs"]} for i, b in by_instance.items()}
             for name in cols:
                 dim_summary["optimizers"][name][f"ecdf_{factor}n"] = {"solved": round(ecdf[name][0], 4),
                                                                       "area": round(ecdf[name][1], 4)}
