@@ -121,8 +121,10 @@ def per_instance_lines(by_instance: dict[int, dict], names: list[str]) -> list[s
     instances = sorted(by_instance)
     head = "| " + " | ".join(f"instance {i}" for i in instances) + " |"
     rule = "|---|" + "---|" * len(instances)
-    lines = ["Each instance's runs alone (ECDF area, with the share of targets reached at the budget in brackets; "
-             "then the pair counts better / within 2x / worse; the pooled rows above are not their mean):", "",
+    lines = ["Each instance's runs alone: every optimizer's ECDF area, with the share of targets reached at the budget "
+             "in brackets, then every pair's counts better / within 2x / worse. The pooled area above is the mean of "
+             "these areas when every instance has the same runs; the pooled counts compare medians over the instances, "
+             "so they are not sums of these.", "",
              "| optimizer " + head, rule]
     for name in names:
         cells = [by_instance[i]["ecdf"].get(name) for i in instances]
