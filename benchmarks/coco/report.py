@@ -138,6 +138,11 @@ def per_instance_lines(by_instance: dict[int, dict], names: list[str]) -> list[s
     return lines + [""]
 
 
+def _ecdf_entry(row: tuple[float, float, int]) -> dict[str, float]:
+    """An :func:`ecdf_rows` row as ``summary.json`` holds it."""
+    return {"solved": round(row[0], 4), "area": round(row[1], 4)}
+
+
 def _fmt(value: float) -> str:
     return "—" if not np.isfinite(value) else ("≤1e-8" if value <= FINAL_TARGET else f"{value:.1e}")
 
@@ -213,11 +218,10 @@ def tables(root: Path) -> tuple[str, dict]:
                 by_instance = per_instance(markers, dim, factor, cols)
                 lines += per_instance_lines(by_instance, cols)
                 dim_summary[f"instances_{factor}n"] = {
-                    str(i): {"ecdf": {n: {"solved": round(v[0], 4), "area": round(v[1], 4)} for n, v in b["ecdf"].items()},
-                             "pairs": b["pairs"]} for i, b in by_instance.items()}
+                    str(i): {"ecdf": {n: _ecdf_entry(v) for n, v in b["ecdf"].items()}, "pairs": b["pairs"]}
+                    for i, b in by_instance.items()}
             for name in cols:
-                dim_summary["optimizers"][name][f"ecdf_{factor}n"] = {"solved": round(ecdf[name][0], 4),
-                                                                      "area": round(ecdf[name][1], 4)}
+                dim_summary["optimizers"][name][f"ecdf_{factor}n"] = _ecdf_entry(ecdf[name])
                 dim_summary["optimizers"][name][f"median_precision_{factor}n"] = {
                     str(f): v for f, (v, _) in sorted(med[name].items())}
         lines += [f"CPU time per evaluation at {dim}-D (process time of the optimizer loop, COCO's evaluation and "
