@@ -56,19 +56,19 @@ from optuna.trial import FrozenTrial, TrialState
 
 from edamcc import (
     DEFAULT_VARIANT,
+    PAIR_COUNTS_AUTO_LIMIT,
     ClosedGeneration,
     Settings,
     StructureRecord,
+    UniformModel,
     block_of,
     block_size,
     block_start,
+    check_budget,
     close_generation,
+    repair,
     start_adaptation,
 )
-from edamcc.bounds import repair
-from edamcc.models import UniformModel
-from edamcc.settings import check_budget
-from edamcc.structure_record import PAIR_COUNTS_AUTO_LIMIT
 
 GENERATION_KEY = "edamcc:generation"  # on a trial: the generation whose model drew it
 SEED_KEY = "edamcc:seed"  # on the study: the seed every worker uses

@@ -2,8 +2,8 @@
 
 Independent standard normal data, m_corr = 100 rows, n variables; the fraction of variables
 whose largest |corr| to the others is at most theta, measured (mean over repetitions) and
-predicted by the Fisher z approximation (edamcc.wi_threshold), for the paper's theta = 0.3 and
-for theta = "auto":
+predicted (edamcc.wi_threshold.weak_probability, exact under independence: r^2 follows
+Beta(1/2, (m_corr - 2) / 2)), for the paper's theta = 0.3 and for theta = "auto":
 
     python benchmarks/wi_noise.py            # writes results/wi_noise.md
 """

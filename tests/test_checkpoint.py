@@ -80,3 +80,21 @@ def _key_of(path):
 def test_checkpoint_every_seconds_validated(tmp_path):
     with pytest.raises(ValueError, match="checkpoint_every"):
         minimize(sphere, BOUNDS, budget=60, checkpoint=tmp_path / "c", checkpoint_every=-1, **KW)
+
+
+@pytest.mark.parametrize("where, error, message", [
+    ("no-such-dir/run.ckpt", ValueError, "checkpoint: directory .* does not exist"),
+    ("", ValueError, "checkpoint: .* is a directory"),
+    (3, TypeError, "checkpoint: expected a file path or None"),
+])  # fmt: skip
+def test_a_checkpoint_that_cannot_be_written_is_refused_before_any_evaluation(tmp_path, where, error, message):
+    calls = []
+
+    def counted(x):
+        calls.append(1)
+        return sphere(x)
+
+    path = where if isinstance(where, int) else tmp_path / where
+    with pytest.raises(error, match=message):
+        minimize(counted, BOUNDS, budget=60, checkpoint=path, **KW)
+    assert calls == [] and os.listdir(tmp_path) == []

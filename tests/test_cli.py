@@ -63,6 +63,8 @@ def test_variants_and_functions_are_listed(capsys):
         (["solve", "F1", "--json", "no-such-dir/r.json"], "--json: directory"),
         (["solve", "F1", "--plot", "no-such-dir/r.png"], "--plot: directory"),
         (["solve", "F1", "--plot", "."], "--plot: '.' is a directory"),
+        (["solve", "F1", "--checkpoint", "no-such-dir/run.ckpt"], "--checkpoint: directory"),
+        (["solve", "F1", "--checkpoint", "."], "--checkpoint: '.' is a directory"),
         (["solve", "F10", "--cec2005-data", "no-such-directory"], "--cec2005-data: directory: schwefel_206_data.txt not found"),
         (["solve", "F10", "--dim", "200", "--cec2005-data", "."], "at most 100"),
     ],

@@ -62,3 +62,19 @@ def test_the_readme_picture_exists_and_its_command_is_a_valid_edamcc_command():
 
     args = _parser().parse_args(command)
     assert args.plot == picture and args.seed is not None  # repeatable
+
+
+def test_the_adapters_import_public_names_of_the_core_only():
+    """Architecture: "the adapters import public names of the core only", i.e. ``from edamcc
+    import name`` with ``name`` in ``edamcc.__all__``, never a submodule of the core."""
+    import ast
+
+    import edamcc
+
+    for path in sorted((ROOT / "adapters").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "edamcc":
+                assert node.module == "edamcc", f"{path.name} imports from {node.module}"
+                assert {a.name for a in node.names} <= set(edamcc.__all__), f"{path.name}: not public"
+            elif isinstance(node, ast.Import):
+                assert not any(a.name.startswith("edamcc.") for a in node.names), f"{path.name} imports a core submodule"

@@ -8,31 +8,37 @@ builds from (:class:`Settings`), and the structure record that tells which varia
 each other.
 """
 
+from .bounds import repair
 from .generation import ClosedGeneration, block_of, block_size, block_start, close_generation, start_adaptation
+from .models import UniformModel
 from .optimize import minimize
-from .settings import DEFAULT_VARIANT, PAPER_VARIANT, Resolved, Settings, default_population_size
+from .settings import DEFAULT_VARIANT, PAPER_VARIANT, Resolved, Settings, check_budget, default_population_size
 from .strategy import EDAMCCStrategy
-from .structure_record import StructureRecord, aggregate
+from .structure_record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord, aggregate
 from .variants import VARIANTS, Variant, get_variant
 
 __all__ = [
     "DEFAULT_VARIANT",
+    "PAIR_COUNTS_AUTO_LIMIT",
     "PAPER_VARIANT",
     "ClosedGeneration",
     "EDAMCCStrategy",
     "Resolved",
     "Settings",
     "StructureRecord",
+    "UniformModel",
     "VARIANTS",
     "Variant",
     "aggregate",
     "block_of",
     "block_size",
     "block_start",
+    "check_budget",
     "close_generation",
     "default_population_size",
     "get_variant",
     "minimize",
+    "repair",
     "start_adaptation",
 ]
 __version__ = "0.4.0"

@@ -8,7 +8,7 @@ Definitions and Evaluation Criteria for the CEC 2005 Special Session on Real-Par
 Optimization", 2005, and its official ``benchmark_func.m``), or taken from explicit data such
 as the official data files:
 
->>> from edamcc.functions import get_function
+>>> from edamcc.benchmark_functions import get_function
 >>> f = get_function("F8", dimension=100, seed=1)
 >>> f(f.optimum_x) == f.optimum_value
 True

@@ -40,6 +40,25 @@ def fingerprint(strategy: EDAMCCStrategy, seed: Any, options: dict[str, Any]) ->
     }
 
 
+def check_path(path: Any, name: str = "checkpoint") -> None:
+    """Raise before a run if no checkpoint can be written at ``path`` (nothing is created).
+
+    :func:`save` writes a temporary file in the checkpoint's directory and moves it over
+    ``path``, so that directory must exist and be writable; ``path`` must not be a directory.
+    ``name`` is the argument named in the messages (``"--checkpoint"`` for the CLI).
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{name}: expected a file path or None; got {path!r}")
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise ValueError(f"{name}: {path!r} is a directory; expected a file path")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ValueError(f"{name}: directory {directory!r} does not exist")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ValueError(f"{name}: directory {directory!r} is not writable (a checkpoint is written there, then moved into place)")
+
+
 def save(path: str | os.PathLike[str], strategy: EDAMCCStrategy, failures: list[Failure], key: dict[str, Any]) -> None:
     """Write the checkpoint atomically (temporary file, fsync, ``os.replace``)."""
     path = os.fspath(path)

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import __version__
 from .benchmark_functions import cec2005_instance, get_function, list_functions
+from .checkpoint import check_path
 from .optimize import minimize
 from .settings import DEFAULT_VARIANT, Settings, check_seed
 from .structure_record import StructureRecord
@@ -146,6 +147,11 @@ def _solve(args: argparse.Namespace) -> int:
     for option, path in (("--json", args.json), ("--plot", args.plot)):
         if path:
             _check_output(option, path, parser)
+    if args.checkpoint:
+        try:
+            check_path(args.checkpoint, "--checkpoint")
+        except ValueError as exc:
+            parser.error(str(exc))
     if args.plot:
         try:
             import matplotlib  # noqa: F401

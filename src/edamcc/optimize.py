@@ -90,7 +90,8 @@ def minimize(
             ``ValueError``; the budget may differ). Candidates in flight when it was written
             are evaluated again. The final checkpoint is kept. With serial evaluation a resumed
             run ends bit-identical to an uninterrupted one (pass ``population_size``
-            explicitly if the budget changes between the runs).
+            explicitly if the budget changes between the runs). A directory, or a path whose
+            directory is missing or not writable, is refused (``ValueError``) before the run.
         checkpoint_every: seconds between checkpoints; None (default): after every generation.
         **options: any keyword of :class:`EDAMCCStrategy` (``population_size``, ``theta``,
             ``c``, ``m_corr``, ``selection_ratio``, ``variant``, ``repair``, ...).
@@ -113,6 +114,8 @@ def minimize(
         raise ValueError(f"timeout: expected positive seconds or None; got {timeout!r}")
     if executor is not None and (workers is not None or vectorized):
         raise ValueError("executor: use either executor= or workers=/vectorized=, not both")
+    if checkpoint is not None:
+        ckpt.check_path(checkpoint)
     es = EDAMCCStrategy(bounds=bounds, seed=seed, budget=budget, target=target, **options)
     failures: list[Failure] = []
     saver: ckpt.Checkpointer | None = None

@@ -4,10 +4,12 @@ Under independence a sample correlation r of m_corr rows has Fisher z = atanh(r)
 N(0, 1 / (m_corr - 3)). WI calls a variable strong when its largest |r| over the n - 1 other
 variables exceeds theta, so with a fixed theta = 0.3 (Section IV-A) chance alone makes truly
 independent variables strong more and more often as n grows: at m_corr = 100 they stay weak
-83% / 31% / 9% / 0% of the time at n = 100 / 500 / 1000 / 10,000 (:func:`weak_probability`).
+79% / 30% / 9% / 0% of the time at n = 100 / 500 / 1000 / 10,000 (:func:`weak_probability`,
+exact under independence: r^2 ~ Beta(1/2, (m_corr - 2) / 2)).
 
-``theta="auto"`` is the Bonferroni threshold: an independent variable stays weak with
-probability at least 1 - alpha whatever n is,
+``theta="auto"`` is the Bonferroni threshold: by Fisher's z an independent variable stays weak
+with probability at least 1 - alpha whatever n is (exactly: 94.6% / 94.3% / 94.1% / 93.4% at
+m_corr = 100 and the n above),
 
     theta = tanh(z_{1 - alpha / (2 (n - 1))} / sqrt(m_corr - 3)),   alpha = 0.05.
 """
