@@ -14,7 +14,8 @@ trials, through the same rule as :class:`edamcc.EDAMCCStrategy` (:mod:`edamcc.ge
   M - 1 after. Membership is a function of trial numbers only, so no worker's timing can
   change it;
 * generation g closes when every trial of its block is finished (COMPLETE, FAIL or PRUNED);
-  the model of generation g + 1 is fitted on the elite and the block's COMPLETE trials
+  the model of generation g + 1 is fitted on the elite (not for ``edamcc-csa``, the default,
+  which fits the block alone) and the block's COMPLETE trials
   (:func:`edamcc.close_generation`). FAIL and PRUNED trials never reach a model. A trial
   that never finishes (a killed process) holds its generation open: use Optuna's heartbeat
   (``heartbeat_interval`` on the storage) so that such trials are marked FAIL;

@@ -42,7 +42,7 @@ _MAIN_EPILOG = """examples:
 
 _SOLVE_EPILOG = """examples:
   edamcc solve F8 --dim 100 --seed 1 --plot f8.png --json f8.json
-  edamcc solve F2 --dim 500 --variant edamcc -M 1000 -c 100 -q   (paper, 500-D)"""
+  edamcc solve F2 --dim 500 --variant edamcc -M 200 -c 100 -q   (paper, 500-D)"""
 
 
 def _formatter(prog: str) -> argparse.HelpFormatter:
@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--budget", type=_positive_int, default=None, metavar="N", help="evaluations (default 10000 * dim)")
     solve.add_argument("--variant", default=DEFAULT_VARIANT, metavar="V", help=f"default {DEFAULT_VARIANT}; paper: edamcc")
     solve.add_argument("-M", "--population-size", type=int, default=None, metavar="M", help="M (default: see README)")
-    solve.add_argument("--selection-ratio", type=float, default=None, metavar="TAU", help="tau (paper 0.5; adaptive 0.35)")
+    solve.add_argument("--selection-ratio", type=float, default=None, metavar="TAU", help="tau (0.5; edamcc-adaptive 0.35)")
     solve.add_argument("--m-corr", type=int, default=None, metavar="K", help="rows for WI (default min(100, m))")
     solve.add_argument("--theta", type=_theta, default=None, metavar="T", help="WI threshold or auto (paper 0.3)")
     solve.add_argument("-c", "--capacity", dest="c", type=int, default=Settings.c, help="largest group c (default 20)")

@@ -14,8 +14,9 @@ the next block, whatever order the values arrive in.
 
 Closing generation g (Fig. 6 of the paper):
 
-1. the pool is the previous elite followed by the block's rows in number order; NaN and
-   +-inf rank worst and never reach a mean or a covariance;
+1. the pool is the previous elite followed by the block's rows in number order (for
+   ``edamcc-csa``, the block's rows alone: the elite is kept only as the best point found);
+   NaN and +-inf rank worst and never reach a mean or a covariance;
 2. the new elite is the pool's best finite row (ties: the earliest in the pool);
 3. the best m rows are selected (truncation selection); with fewer than two finite values
    there is no spread to fit and the model stays as it was;

@@ -9,7 +9,8 @@ from .strategy import EDAMCCStrategy
 
 class Progress:
     """Prints a line every ``every_gens`` generations (or ``every_s`` seconds), and the final
-    line exactly once (:meth:`final` is idempotent and never repeats the last periodic line)."""
+    line, tagged "end" and with the reason the run stopped, exactly once (:meth:`final` is
+    idempotent)."""
 
     def __init__(self, enabled: bool, every_gens: int = 10, every_s: float = 2.0) -> None:
         self.enabled = enabled
@@ -19,7 +20,6 @@ class Progress:
         self._last_t = self._t0
         self._last_gen = 0
         self._final_done = False
-        self._last_printed: tuple[int, int] | None = None
 
     def _line(self, es: EDAMCCStrategy, n_failed: int, tag: str) -> str:
         elapsed = time.monotonic() - self._t0
@@ -37,7 +37,6 @@ class Progress:
         if es.generation - self._last_gen >= self.every_gens or now - self._last_t >= self.every_s:
             self._last_gen = es.generation
             self._last_t = now
-            self._last_printed = (es.generation, es.evaluations)
             print(self._line(es, n_failed, "  "), flush=True)
 
     def final(self, es: EDAMCCStrategy, n_failed: int, message: str) -> None:

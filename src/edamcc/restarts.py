@@ -19,7 +19,9 @@ happens when the current run can no longer make progress:
 
 Flat fitness alone is not a reason: samples clipped to the box make equal values early on (on
 max|x_i| every sample with a coordinate on a bound scores the bound), and restarting then only
-throws the run away (``tolfun`` needs the best value flat over its whole window too). The
+throws the run away (``tolfun`` needs the best value flat over its whole window too). That
+best value is the whole run's, not the current restart's: after a restart it stays flat until
+the new run beats it, and only the last generation's spread then holds a restart back. The
 budget and the target end the whole run; after ``MAX_RESTARTS`` = 9 restarts (a population
 512 times the first) a stuck run stops.
 """
@@ -42,8 +44,9 @@ GROWTH = 2
 
 def restart_reason(model: Any, multiplier: float | None, lower: NDArray[np.float64], upper: NDArray[np.float64],
                    progress: Progress | None = None, window: int = 0) -> str | None:  # fmt: skip
-    """Why the current run should restart, or None. ``progress`` (the run's history since its
-    last restart, looked back ``window`` generations) is given for ``edamcc-csa`` only."""
+    """Why the current run should restart, or None. ``progress`` (one entry per generation since
+    the last restart: the whole run's best value and that generation's spread, looked back
+    ``window`` generations) is given for ``edamcc-csa`` only."""
     if model.max_std <= TOL_STD * float(np.max(upper - lower)):
         return f"every standard deviation is below {TOL_STD:g} of the box"
     if multiplier is not None and multiplier < TOL_MULTIPLIER:

@@ -33,7 +33,7 @@ DEFAULT_SELECTION_RATIO = 0.5  # tau: "all algorithms use tau = 0.5"
 ADAPTIVE_SELECTION_RATIO = 0.35  # AMaLGaM's tau (Bosman, Grahl, Thierens 2013), for edamcc-adaptive
 DEFAULT_M_CORR = 100  # Section IV-A, "Parameters of EDA-MCC": m_corr = 100 "through all experiments"
 DEFAULT_THETA = 0.3  # ibid.: theta = 0.3, "a popular threshold to define weakly correlated"
-DEFAULT_C = 20  # Table IV's setting at 50D/100D; the paper uses c = 100 at 500D (Table IX)
+DEFAULT_C = 20  # Section IV-A: "For SM, we set c=20" (50D/100D); at 500D the paper uses c = 100
 # The package's default algorithm: the self-adaptive EDA-MCC with a cumulative step size, ahead
 # of the paper's variant and of edamcc-adaptive (the default of 0.2) at the budgets users have
 # (README, "Self-adaptive EDA-MCC"). The paper's is variant="edamcc".
