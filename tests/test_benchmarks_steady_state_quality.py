@@ -33,6 +33,14 @@ def test_cell_reports_medians_and_counts():
     assert set(r) == {"generational", "steady", "steady_same_time", "evaluations_same_time", "extra_share",
                       "steady_better_same_budget", "steady_better_same_time"}  # fmt: skip
     assert 0 <= r["steady_better_same_time"] <= 2 and r["evaluations_same_time"] >= 48
+    # the medians are those of the seeds' own runs (two seeds: the mean of the two)
+    make = lambda seed, b: EDAMCCStrategy(bounds=[(-5.0, 5.0)] * 4, population_size=8, variant="edamcc-csa", seed=seed, budget=b)  # noqa: E731
+    fun = ssq.FUNCTIONS["rosenbrock"]
+    gen = [ssq.generational(make(s, 48), fun, 3)[1] for s in (0, 1)]
+    steady = [ssq.steady(make(s, 48), fun, 3, cut=np.inf) for s in (0, 1)]
+    assert r["generational"] == np.median(gen) and r["steady"] == np.median([o["best"] for o in steady])
+    assert r["extra_share"] == np.median([o["extra_share"] for o in steady])
+    assert r["steady_better_same_budget"] == sum(o["best"] < g for o, g in zip(steady, gen))
 
 
 def test_cost_is_drawn_from_the_point():

@@ -22,13 +22,19 @@ def test_bad_return_values_raise_type_error_naming_value_and_point(bad):
     assert repr(bad)[:3] in str(exc.value)
 
 
-@pytest.mark.parametrize("good", [np.nan, np.inf, 3, np.float32(2.5), np.array(1.0), np.array([4.0])])
-def test_nan_inf_and_numeric_scalars_are_accepted(good):
-    assert isinstance(as_value(good, np.zeros(2)), float)
+@pytest.mark.parametrize(
+    "good, expected",
+    [(np.nan, np.nan), (np.inf, np.inf), (-np.inf, -np.inf), (3, 3.0), (np.float32(2.5), 2.5), (np.array(1.0), 1.0),
+     (np.array([4.0]), 4.0), (np.int64(-7), -7.0)],
+)  # fmt: skip
+def test_nan_inf_and_numeric_scalars_are_accepted_as_the_same_number(good, expected):
+    value = as_value(good, np.zeros(2))
+    assert type(value) is float
+    assert value == expected or (np.isnan(expected) and np.isnan(value))
 
 
 def test_bad_value_raises_even_under_nan_policy():
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"fun returned '1.0' of type str at x="):
         minimize(lambda x: "1.0", [(-1, 1)] * 2, budget=20, population_size=10, seed=0, on_error="nan")
 
 

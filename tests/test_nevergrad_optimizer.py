@@ -188,7 +188,7 @@ def test_nan_and_inf_losses_reach_the_strategy_as_given_and_rank_worst():
         for loss in (np.nan, np.inf, 1e30, 2.0):
             opt.tell(opt.ask(), loss)
     assert np.isnan(seen[0]) and seen[1:] == [np.inf, 1e30, 2.0]
-    assert opt.strategy.best_f == 1e30 or opt.strategy.best_f == 2.0
+    assert opt.strategy.best_f == 2.0  # the finite values rank as given: 2.0 is the best told
 
 
 @pytest.mark.parametrize("variant", ["EDAMCC", "EDAMCC-GC", "EDAMCC-MIMIC", "EDAMCC-UMDAc", "EDAMCC-EEDA"])

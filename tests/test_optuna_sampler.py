@@ -268,12 +268,18 @@ def test_the_sampler_and_the_strategy_close_the_same_history_the_same_way(varian
     state, fit_before = start_adaptation(rules.variant), UniformModel(np.full(n, -5.0), np.full(n, 5.0))
     for g in range(1, closed + 1):
         start, size = block_start(g - 1, big_m), block_size(g - 1, big_m)
+        # the sampler draws generation g's fit from SeedSequence(seed, spawn_key=(1, g)): the same draws here
+        rng = np.random.default_rng(np.random.SeedSequence(11, spawn_key=(1, g)))
         ours = close_generation(elite_x, elite_f, all_rows[start : start + size], all_values[start : start + size],
-                                rules, np.random.default_rng(g), adaptation=state, fit_before=fit_before)  # fmt: skip
+                                rules, rng, adaptation=state, fit_before=fit_before)  # fmt: skip
         _, theirs = sampler.closed_generation(study, g)
-        if state is not None:  # the scale state follows the fits' random draws: carried from the sampler's
-            state = theirs.adaptation
-            fit_before = theirs.fitted.model if theirs.fitted is not None else fit_before
+        if state is not None:  # the scale state, replayed here on our own, equals the sampler's
+            assert ours.adaptation.multiplier == theirs.adaptation.multiplier, g
+            assert getattr(ours.adaptation, "sigma", None) == getattr(theirs.adaptation, "sigma", None), g
+            np.testing.assert_array_equal(ours.model.mean, theirs.model.mean)
+            np.testing.assert_array_equal(ours.model.stds(), theirs.model.stds())
+            state = ours.adaptation
+            fit_before = ours.fitted.model if ours.fitted is not None else fit_before
         assert (ours.selected is None) == (theirs.selected is None), g
         if ours.selected is not None:
             np.testing.assert_array_equal(ours.selected, theirs.selected)
@@ -425,7 +431,8 @@ def test_two_workers_build_identical_models_although_a_write_lands_late():
 
 def test_three_processes_on_one_journal_build_identical_models_per_generation():
     """The statistical check of benchmarks/optuna_workers.py (20 runs of 600 trials), once."""
-    optuna_workers = pytest.importorskip("optuna_workers")
+    import optuna_workers  # a program of this repository: a failing import is a failure, not a skip
+
     run = optuna_workers.one_run(seed=7, n_trials=240, processes=3)
     assert run["exit_codes"] == [0, 0, 0]
     assert run["trials"] == run["complete"] == run["unique_proposals"] == 240  # nothing lost, nothing repeated
