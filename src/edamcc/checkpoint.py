@@ -40,11 +40,13 @@ def fingerprint(strategy: EDAMCCStrategy, seed: Any, options: dict[str, Any]) ->
     }
 
 
-def check_path(path: Any, name: str = "checkpoint") -> None:
-    """Raise before a run if no checkpoint can be written at ``path`` (nothing is created).
+def check_path(path: Any, name: str = "checkpoint", *, in_place: bool = False) -> None:
+    """Raise before a run if no file can be written at ``path`` (nothing is created).
 
     :func:`save` writes a temporary file in the checkpoint's directory and moves it over
     ``path``, so that directory must exist and be writable; ``path`` must not be a directory.
+    ``in_place=True`` is for a file written where it stands (the CLI's ``--json`` and
+    ``--plot``): an existing file must be writable itself, a new one needs a writable directory.
     ``name`` is the argument named in the messages (``"--checkpoint"`` for the CLI).
     """
     if not isinstance(path, (str, os.PathLike)):
@@ -55,8 +57,12 @@ def check_path(path: Any, name: str = "checkpoint") -> None:
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise ValueError(f"{name}: directory {directory!r} does not exist")
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise ValueError(f"{name}: directory {directory!r} is not writable (a checkpoint is written there, then moved into place)")
+    if in_place and os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            raise ValueError(f"{name}: {path!r} is not writable")
+    elif not os.access(directory, os.W_OK | os.X_OK):
+        how = "" if in_place else " (a checkpoint is written there, then moved into place)"
+        raise ValueError(f"{name}: directory {directory!r} is not writable{how}")
 
 
 def save(path: str | os.PathLike[str], strategy: EDAMCCStrategy, failures: list[Failure], key: dict[str, Any]) -> None:

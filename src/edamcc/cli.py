@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -110,18 +109,13 @@ def _structure_summary(record: StructureRecord | None, top: int = 5) -> dict[str
     return out
 
 
-def _check_output(option: str, path: str, parser: argparse.ArgumentParser) -> None:
-    """Fail now, before the run, if ``path`` cannot be written; creates nothing."""
-    if os.path.isdir(path):
-        parser.error(f"{option}: {path!r} is a directory")
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        parser.error(f"{option}: directory {directory!r} does not exist")
-    if os.path.exists(path):
-        if not os.access(path, os.W_OK):
-            parser.error(f"{option}: {path!r} is not writable")
-    elif not os.access(directory, os.W_OK | os.X_OK):
-        parser.error(f"{option}: directory {directory!r} is not writable")
+def _check_output(option: str, path: str, parser: argparse.ArgumentParser, in_place: bool = True) -> None:
+    """Fail now, before the run, if ``path`` cannot be written; creates nothing
+    (:func:`edamcc.checkpoint.check_path`; ``in_place=False`` for the checkpoint)."""
+    try:
+        check_path(path, option, in_place=in_place)
+    except ValueError as exc:
+        parser.error(str(exc))
 
 
 def _solve(args: argparse.Namespace) -> int:
@@ -148,10 +142,7 @@ def _solve(args: argparse.Namespace) -> int:
         if path:
             _check_output(option, path, parser)
     if args.checkpoint:
-        try:
-            check_path(args.checkpoint, "--checkpoint")
-        except ValueError as exc:
-            parser.error(str(exc))
+        _check_output("--checkpoint", args.checkpoint, parser, in_place=False)
     if args.plot:
         try:
             import matplotlib  # noqa: F401
