@@ -1,0 +1,32 @@
+"""benchmarks/adaptive_targets.py: the issue's F1-F13 verdicts and the 3x check against the paper's variant."""
+
+import json
+
+import adaptive_targets
+
+
+def _write(runs_dir, cells, dim=100, budget=100_000):
+    for (alg, fname), errors in cells.items():
+        for seed, error in enumerate(errors):
+            run = {"algorithm": alg, "function": fname, "dim": dim, "budget": budget, "seed": seed, "error": error, "wall_seconds": 1.0}
+            (runs_dir / f"{alg}__{fname}__{dim}__b{budget}__s{seed}.json").write_text(json.dumps(run))
+
+
+def test_verdicts_ties_below_1e12_and_the_paper_check(tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    _write(runs, {
+        ("edamcc", "F1"): [0.0, 0.0, 0.0], ("edamcc-csa", "F1"): [1e-13, 5e-13, 2e-13], ("sep-cma", "F1"): [0.0, 0.0, 0.0],
+        ("edamcc", "F3"): [1e-14, 0.0, 0.0], ("edamcc-csa", "F3"): [3e-10, 4e-10, 5e-10], ("sep-cma", "F3"): [10.0, 20.0, 30.0],
+        ("edamcc", "F4"): [1.0, 2.0, 3.0], ("edamcc-csa", "F4"): [5.0, 6.0, 7.0], ("sep-cma", "F4"): [9.0, 9.0, 9.0],
+        ("edamcc", "F8"): [1.0, 1.0, 1.0], ("edamcc-csa", "F8"): [2.0, 2.0, 2.0], ("sep-cma", "F8"): [0.5, 0.5, 0.5],
+    })  # fmt: skip
+    text = adaptive_targets.report(tmp_path)
+    assert "## n = 100, 100000 evaluations (1000 n), 3 run(s) per cell" in text
+    assert "| F1 | 0.00e+00 | 0.00e+00 | 0.00e+00 | tied |" in text  # medians below 1e-12 are 0 and tie
+    assert "| F3 | 0.00e+00 | 4.00e-10 | 2.00e+01 | ahead |" in text
+    assert "| F8 | 1.00e+00 | 2.00e+00 | 5.00e-01 | behind |" in text
+    assert "edamcc-csa: median ahead of sep-CMA-ES on 2 of 4 functions, tied on 1, behind on 1." in text
+    # the paper's variant beats sep-CMA-ES on F3 (below 1e-12: no finite ratio) and F4 (3x: within); not on F8
+    assert "against it: F3 4e-10 against below 1e-12 (more than 3x), F4 3x." in text
+    assert "inf" not in text
