@@ -44,7 +44,7 @@ from nevergrad.optimization import base
 from nevergrad.optimization.optimizerlib import registry
 from nevergrad.parametrization import helpers
 
-from edamcc import DEFAULT_VARIANT, EDAMCCStrategy, Settings, StructureRecord
+from edamcc import DEFAULT_VARIANT, PAPER_VARIANT, EDAMCCStrategy, Settings, StructureRecord
 
 # Beyond this many standardized units a bound is a squashing transform's +-infinity.
 _FAR = 1e6
@@ -184,7 +184,7 @@ class EDAMCC(base.ConfiguredOptimizer):
 #: Registered names and the variant each one runs.
 REGISTERED = {
     "EDAMCC": DEFAULT_VARIANT,
-    "EDAMCC-Paper": "edamcc",
+    "EDAMCC-Paper": PAPER_VARIANT,
     "EDAMCC-CSA": "edamcc-csa",
     "EDAMCC-Adaptive": "edamcc-adaptive",
     "EDAMCC-EMNA": "edamcc-emna",

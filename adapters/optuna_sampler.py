@@ -34,7 +34,9 @@ is written to the storage.
 
 from __future__ import annotations
 
+import itertools
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -66,6 +68,7 @@ from edamcc import (
     block_size,
     block_start,
     check_budget,
+    check_seed,
     close_generation,
     repair,
     start_adaptation,
@@ -92,6 +95,7 @@ class _StudyCache:
     relative: dict[str, BaseDistribution] | None = None
     transform: _SearchSpaceTransform | None = None
     signature: tuple = ()
+    token: int = field(default_factory=itertools.count().__next__)  # unique per cache: the model cache's key
 
 
 class EDAMCCSampler(BaseSampler):
@@ -131,14 +135,37 @@ class EDAMCCSampler(BaseSampler):
         self._settings = Settings(population_size, selection_ratio, m_corr, theta, c, variant, repair, partition)
         if repair == "none":
             raise ValueError("repair: expected 'clip' or 'reflect' (an Optuna box is always bounded); got 'none'")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise ValueError(f"seed: expected a non-negative integer or None (it is stored in the study); got {seed!r}")
+        if seed is not None:  # the package's seed check, for the integers a study can store
+            try:
+                checked = check_seed(seed)
+            except ValueError:
+                checked = None
+            if not isinstance(checked, int):
+                raise ValueError(f"seed: expected a non-negative integer or None (it is stored in the study); got {seed!r}")
+            seed = checked
         self._budget = check_budget(budget)
         self._seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else seed
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
+        self._start_caches()
+
+    def _start_caches(self) -> None:
+        """The lock and what the sampler has read and built: derived from the studies' trials,
+        so a pickled sampler (or a pickled study holding it) starts them afresh."""
         self._lock = threading.RLock()
-        self._studies: dict[tuple[int, int], _StudyCache] = {}  # (storage, study id) -> what we know
+        # storage -> study id -> what we know; held weakly, so a study dropped with its storage
+        # is forgotten and a new storage is never taken for it
+        self._studies: weakref.WeakKeyDictionary[Any, dict[int, _StudyCache]] = weakref.WeakKeyDictionary()
         self._models: OrderedDict[Any, tuple[Any, ClosedGeneration | None, Any]] = OrderedDict()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for name in ("_lock", "_studies", "_models"):
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._start_caches()
 
     # ------------------------------------------------------------------ BaseSampler API
     def reseed_rng(self) -> None:
@@ -274,7 +301,7 @@ class EDAMCCSampler(BaseSampler):
         search space (the intersection of the COMPLETE trials' distributions, as Optuna's
         ``IntersectionSearchSpace`` computes it, without its deep copy per call).
         """
-        cache = self._studies.setdefault((id(study._storage), study._study_id), _StudyCache())
+        cache = self._studies.setdefault(study._storage, {}).setdefault(study._study_id, _StudyCache())
         sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
         # Inside a trial Optuna's per-trial snapshot of the trials is current; outside one
         # (closed_generations, closed_generation, structure) it may be stale, so read afresh.
@@ -354,7 +381,7 @@ class EDAMCCSampler(BaseSampler):
         entry: tuple[Any, ClosedGeneration | None, Any] = (uniform, None, uniform)
         start = 0
         for g in range(generation, 0, -1):
-            key = (id(cache), signature, big_m, g, seed)
+            key = (cache.token, signature, big_m, g, seed)
             if key in self._models:
                 self._models.move_to_end(key)
                 entry, start = self._models[key], g
@@ -364,7 +391,7 @@ class EDAMCCSampler(BaseSampler):
             model = closed.model if closed.model is not None else entry[0]  # too few finite values: kept
             fit = closed.fitted.model if closed.fitted is not None else entry[2]
             entry = (model, closed, fit)
-            self._models[(id(cache), signature, big_m, g, seed)] = entry
+            self._models[(cache.token, signature, big_m, g, seed)] = entry
             while len(self._models) > _CACHE_SIZE:
                 self._models.popitem(last=False)
         return entry

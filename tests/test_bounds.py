@@ -35,3 +35,10 @@ def test_clip_reflect_and_none():
     same = x.copy()
     repair(same, lo, hi, "none")
     assert same.tolist() == x.tolist()
+
+
+def test_widths_whose_squares_leave_the_doubles_are_refused():
+    parse_bounds([(-1e-150 / 2, 1e-150 / 2), (0.0, 1e150)])  # the extremes are fine
+    for bounds in ([(-1e150, 1e150)], [(0.0, 1e-151)], [(-1.7e308, 1.7e308)]):
+        with pytest.raises(ValueError, match=r"^bounds: every width high - low must be between 1e-150 and 1e\+150.*variables \[0\]"):
+            parse_bounds(bounds)

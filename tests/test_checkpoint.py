@@ -1,4 +1,5 @@
 import os
+import pickle
 
 import numpy as np
 import pytest
@@ -66,13 +67,11 @@ def test_learned_partition_resumes_bit_identical_and_is_part_of_the_fingerprint(
     assert load(path, _key_of(path))[0].settings.partition == "learned"
     resumed = minimize(sphere, bounds, budget=600, checkpoint=path, **kw)
     assert np.array_equal(resumed.x, full.x) and resumed.fun == full.fun and resumed.nfev == full.nfev
-    with pytest.raises(ValueError, match="another problem.*options"):
+    with pytest.raises(ValueError, match="another problem.*settings"):
         minimize(sphere, bounds, budget=600, checkpoint=path, **dict(kw, partition="random"))
 
 
 def _key_of(path):
-    import pickle
-
     with open(path, "rb") as fh:
         return pickle.load(fh)["key"]
 
@@ -98,3 +97,33 @@ def test_a_checkpoint_that_cannot_be_written_is_refused_before_any_evaluation(tm
     with pytest.raises(error, match=message):
         minimize(counted, BOUNDS, budget=60, checkpoint=path, **KW)
     assert calls == [] and os.listdir(tmp_path) == []
+
+
+def test_equal_arguments_resume_however_they_are_spelled(tmp_path):
+    bounds = [(-2.0, 2.0)] * 4
+
+    def interrupt(r):
+        if r.nit == 3:
+            raise KeyboardInterrupt
+
+    full = minimize(sphere, bounds, budget=300, population_size=20, seed=np.random.default_rng(11))
+    path = tmp_path / "run.ckpt"
+    with pytest.raises(KeyboardInterrupt):
+        minimize(sphere, bounds, budget=300, population_size=20, seed=np.random.default_rng(11), checkpoint=path, callback=interrupt)
+    # a generator made the same way, a NumPy integer, the default variant named: the same run
+    resumed = minimize(sphere, bounds, budget=300, population_size=np.int64(20), variant="edamcc-csa",
+                       seed=np.random.default_rng(11), checkpoint=path)  # fmt: skip
+    assert np.array_equal(resumed.x, full.x) and resumed.nfev == full.nfev
+    with pytest.raises(ValueError, match="another problem.*seed"):
+        minimize(sphere, bounds, budget=300, population_size=20, seed=np.random.default_rng(12), checkpoint=path)
+
+
+@pytest.mark.parametrize("content", [b"", b"{}", b"not a pickle at all", None])
+def test_a_file_that_is_not_a_checkpoint_is_refused_by_name(tmp_path, content):
+    path = tmp_path / "other.json"
+    path.write_bytes(pickle.dumps({"format": 1, "key": {}}) if content is None else content)
+    with pytest.raises(ValueError, match="checkpoint '.*other.json': not an edamcc checkpoint"):
+        minimize(sphere, BOUNDS, budget=60, checkpoint=path, **KW)
+    path.write_bytes(pickle.dumps({"format": 1, "key": {}, "strategy": None, "failures": []}))
+    with pytest.raises(ValueError, match="written by another version of edamcc .format 1"):
+        minimize(sphere, BOUNDS, budget=60, checkpoint=path, **KW)

@@ -81,6 +81,30 @@ def test_clear_errors_before_anything_runs(argv, message, capsys, tmp_path, monk
     assert sorted(os.listdir(tmp_path)) == []  # no stray files
 
 
+def test_a_checkpointed_run_resumes_with_the_saved_seed_and_population(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # without --seed: the README's "rerun to resume" takes the seed from the checkpoint
+    assert main(["solve", "F1", "--dim", "5", "--budget", "500", "--checkpoint", "c.ckpt", "-q"]) == 0
+    seed = _seed_in_header(capsys.readouterr().out)
+    assert main(["solve", "F1", "--dim", "5", "--budget", "1000", "--checkpoint", "c.ckpt", "-q", "--json", "r.json"]) == 0
+    assert f"seed = {seed}; resuming c.ckpt after 500 evaluations" in capsys.readouterr().out
+    assert json.loads((tmp_path / "r.json").read_text())["nfev"] == 1000
+    # a larger budget would give the paper's variant another M; the resumed run keeps its own
+    main(["solve", "F1", "--dim", "5", "--budget", "1500", "--seed", "3", "--variant", "edamcc", "--checkpoint", "p.ckpt", "-q"])
+    assert "M = 50," in capsys.readouterr().out
+    main(["solve", "F1", "--dim", "5", "--budget", "6000", "--seed", "3", "--variant", "edamcc", "--checkpoint", "p.ckpt", "-q",
+          "--json", "p.json"])  # fmt: skip
+    assert "M = 50," in capsys.readouterr().out and json.loads((tmp_path / "p.json").read_text())["population_size"] == 50
+    # another seed, or a file that is no checkpoint: refused before the header
+    (tmp_path / "x.json").write_text("{}")
+    for argv, message in ((["--seed", "9", "--checkpoint", "c.ckpt"], "belongs to another problem (differs in: seed)"),
+                          (["--checkpoint", "x.json"], "checkpoint 'x.json': not an edamcc checkpoint")):  # fmt: skip
+        with pytest.raises(SystemExit):
+            main(["solve", "F1", "--dim", "5", "--budget", "2000", *argv])
+        captured = capsys.readouterr()
+        assert captured.out == "" and message in captured.err
+
+
 def _seed_in_header(text):
     return int(re.search(r"seed = (\d+) \(drawn: repeat the run with --seed \1\)", text).group(1))
 

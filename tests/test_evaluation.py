@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from edamcc import minimize
+from edamcc import EDAMCCStrategy, minimize
 from edamcc.evaluation import EvaluationError, Failure, as_value, evaluate_batch, evaluate_rows
 
 
@@ -85,3 +85,31 @@ def _returns_string(x):
 def test_evaluate_rows_nan_policy():
     pairs = evaluate_rows(flaky, np.array([[0.0, 0.0], [1.0, 0.0]]), "nan")
     assert pairs[0] == (0.0, None) and np.isnan(pairs[1][0]) and "RuntimeError" in pairs[1][1]
+
+
+def test_a_vectorized_objective_follows_the_failure_policy():
+    def batch_flaky(x):
+        if (x[:, 0] > 0.9).any():
+            raise RuntimeError("cluster job lost")
+        return np.sum(x**2, axis=1)
+
+    with pytest.raises(EvaluationError, match=r"fun raised on the batch of 20 rows starting x=\[") as exc:
+        minimize(batch_flaky, [(-1, 1)] * 2, budget=200, population_size=20, seed=0, vectorized=True)
+    assert isinstance(exc.value.__cause__, RuntimeError) and exc.value.x.shape == (20, 2)
+    res = minimize(batch_flaky, [(-1, 1)] * 2, budget=200, population_size=20, seed=0, vectorized=True, on_error="nan")
+    assert res.nfev == 200 and len(res.failures) % 20 == 0 and res.failures  # whole batches fail
+    assert all("cluster job lost" in f.error for f in res.failures) and np.isfinite(res.fun)
+    with pytest.raises(TypeError, match="fun: with vectorized=True"):  # a bad value is a bug under either policy
+        minimize(lambda x: np.zeros(len(x), dtype=bool), [(-1, 1)] * 2, budget=20, population_size=10, vectorized=True, on_error="nan")
+
+
+def test_booleans_are_not_values_on_any_path():
+    es = EDAMCCStrategy(bounds=[(0, 1)] * 2, seed=0, population_size=10)
+    x = es.ask()
+    with pytest.raises(ValueError, match="^f: expected real numbers"):
+        es.tell(x, np.ones(len(x), dtype=bool))
+    with pytest.raises(ValueError, match="^x: expected the rows ask"):
+        es.tell([["a", "b"]], [1.0])
+    assert es.evaluations == 0
+    with pytest.raises(TypeError, match="expected one real number"):
+        as_value(np.array(True), np.zeros(2))

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 from edamcc import Settings, block_of, block_size, block_start, close_generation
-from edamcc.generation import fit_generation, truncation_selection
+from edamcc.generation import fit_generation, start_adaptation, truncation_selection
 from edamcc.variants import get_variant
+from edamcc.wi_threshold import auto_theta
 
 RULES = Settings(population_size=10, c=2, variant="edamcc").resolve(4)
 
@@ -86,3 +87,21 @@ def test_learned_partition_groups_the_strong_variables_by_their_dependencies():
     # the learned groups reach the model: each block is one multivariate group of the fit
     assert learned.model.sample(np.random.default_rng(2), 4).shape == (4, n)
 
+
+
+def test_wi_threshold_follows_the_rows_left_when_evaluations_fail():
+    # theta="auto" is calibrated for m_corr rows; with fewer finite values WI has fewer rows,
+    # and the threshold for those rows keeps independent variables weak
+    rules = Settings(variant="edamcc-csa").resolve(50)
+    rng = np.random.default_rng(0)
+    rows = rng.uniform(-5, 5, size=(rules.population_size, 50))  # independent variables
+    strong = {}
+    for n_finite in (rules.population_size, 5, 3, 2):
+        values = np.full(rules.population_size, np.nan)
+        values[:n_finite] = rng.random(n_finite)
+        closed = close_generation(None, np.inf, rows, values, rules, np.random.default_rng(1),
+                                  adaptation=start_adaptation(rules.variant), fit_before=None)  # fmt: skip
+        strong[n_finite] = int((~closed.fitted.weak).sum())
+    assert rules.theta_for(5) == auto_theta(50, 5) > rules.theta and rules.theta_for(rules.m_corr + 1) == rules.theta
+    assert strong[rules.population_size] <= 10 and strong[5] <= 10  # about 5% of 50 each
+    assert strong[3] == strong[2] == 0  # 3 rows or fewer: no correlation means anything, all weak

@@ -129,9 +129,11 @@ def test_suggest_and_tell_not_asked_join_the_selection():
     np.testing.assert_allclose(opt.recommend().value, outsider.value)
 
 
-def test_recommend_before_any_tell():
-    opt = ng.optimizers.registry["EDAMCC"](parametrization=ng.p.Array(shape=(3,)), budget=100)
-    assert isinstance(opt.recommend(), ng.p.Parameter)
+def test_recommend_before_any_tell_is_the_parametrizations_start_and_samples_nothing():
+    param = ng.p.Array(init=np.array([0.5, -1.0, 2.0]))
+    opt = ng.optimizers.registry["EDAMCC"](parametrization=param, budget=100)
+    np.testing.assert_array_equal(opt.recommend().value, [0.5, -1.0, 2.0])
+    assert opt.num_ask == 0 and opt.strategy.evaluations == 0
 
 
 def test_seeding_through_the_parametrization_random_state():

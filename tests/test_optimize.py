@@ -89,3 +89,16 @@ def test_nan_objective_values_are_survived():
 
     res = minimize(sometimes_nan, [(-1, 1)] * 3, budget=3000, seed=0, population_size=30)
     assert np.isfinite(res.fun) and res.fun < 1e-3
+
+
+def test_options_that_need_another_are_refused_before_the_run():
+    gen = np.random.default_rng(5)
+    state = gen.bit_generator.state
+    cases = [({"timeout": 10}, "^timeout: applies to steady-state"), ({"max_in_flight": 2}, "^max_in_flight: applies"),
+             ({"checkpoint_every": 5}, "^checkpoint_every: applies only with checkpoint"),
+             ({"max_in_flight": -3}, "^max_in_flight: expected a positive int"), ({"timeout": 0}, "^timeout: expected positive"),
+             ({"checkpoint_every": -1}, "^checkpoint_every: expected positive"), ({"workers": 0}, "^workers:")]  # fmt: skip
+    for kwargs, message in cases:
+        with pytest.raises(ValueError, match=message):
+            minimize(sphere, [(-1, 1)] * 2, budget=20, seed=gen, **kwargs)
+    assert gen.bit_generator.state == state  # refused before the strategy drew from the user's generator

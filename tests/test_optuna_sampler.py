@@ -1,6 +1,8 @@
 """EDAMCCSampler: Optuna's own sampler suites, seeds, generations across workers and processes."""
 
+import gc
 import multiprocessing
+import pickle
 import time
 import warnings
 from unittest.mock import patch
@@ -497,3 +499,31 @@ def test_csa_draws_the_first_two_trials_of_a_generation_on_its_mean_shift_line()
         np.testing.assert_allclose(second, model.mean - model.line, rtol=1e-12, atol=1e-12)
         third = np.array([study.trials[start + 2].params[v] for v in names])
         assert not np.allclose(third - model.mean, model.line) and not np.allclose(third - model.mean, -model.line)
+
+
+def test_a_sampler_keeps_one_cache_per_live_study_and_forgets_dropped_ones():
+    sampler = EDAMCCSampler(seed=1, population_size=10)
+    a, b = run(sampler, n_trials=25), run(sampler, n_trials=25)  # two in-memory storages, both with study id 0
+    assert a._study_id == b._study_id and len(sampler._studies) == 2
+    for study in (a, b):
+        cache = sampler._studies[study._storage][study._study_id]
+        values = {t.number: t.value for t in study.trials}
+        assert len(cache.values) >= 24 and all(values[k] == v for k, v in cache.values.items())  # its own trials
+    del a, b, study
+    gc.collect()
+    assert len(sampler._studies) == 0  # a new storage at a freed address cannot pick up an old study's values
+
+
+def test_a_study_with_the_sampler_pickles_and_goes_on_as_the_original():
+    study = run(EDAMCCSampler(seed=4, population_size=10), n_trials=30)
+    copy = pickle.loads(pickle.dumps(study))
+    study.optimize(objective, n_trials=15)
+    copy.optimize(objective, n_trials=15)
+    assert [t.params for t in copy.trials] == [t.params for t in study.trials]
+
+
+def test_seed_accepts_numpy_integers_and_refuses_what_a_study_cannot_store():
+    assert EDAMCCSampler(seed=np.int64(3))._seed == 3
+    for bad in (-1, True, 1.5, np.random.SeedSequence(1)):
+        with pytest.raises(ValueError, match="^seed: expected a non-negative integer or None"):
+            EDAMCCSampler(seed=bad)

@@ -65,3 +65,24 @@ def test_a_stuck_run_restarts_with_twice_the_population_and_keeps_best_evaluatio
     es.tell(extra, [5.0])  # accepted after the restart, used by no generation
     assert es.evaluations == es.restarts[0]["evaluations"] + 1 and es.n_in_flight == 0
     assert es.ask().shape == (20, 4)  # the new run: M uniform rows
+
+
+def test_a_stuck_run_stops_for_good_once_its_restarts_are_used(monkeypatch):
+    # a quantized sphere with noise below tolfun: each run is stuck once inside the unit ball,
+    # but no value ever repeats, so only the restart rule can end it
+    import edamcc.strategy
+
+    monkeypatch.setattr(edamcc.strategy, "MAX_RESTARTS", 1)  # the same rule as with 9, sooner
+    rng = np.random.default_rng(0)
+    es = EDAMCCStrategy(bounds=[(-5, 5)] * 4, variant="edamcc-csa", seed=1, record_structure=False)
+    for _ in range(5000):
+        if es.should_stop():
+            break
+        x = es.ask()
+        assert np.isfinite(x).all()
+        es.tell(x, np.floor(np.sum(x**2, axis=1)) + 1e-13 * rng.random(len(x)))
+    assert len(es.restarts) == 1 and es.stop_reason.endswith("after 1 restarts")
+    assert es.stop_reason.startswith(("no progress", "every standard deviation"))
+    x = es.ask()  # a user who goes on anyway: the run stays stopped, whatever the values say
+    es.tell(x, np.arange(len(x), dtype=float))
+    assert es.should_stop() and es.stop_reason.endswith("after 1 restarts")

@@ -14,7 +14,7 @@ BAD = [
     ({"m_corr": 11, "population_size": 20}, "m_corr: expected an integer in [2, m=10]"),
     ({"population_size": 2}, "population_size: expected an integer >= 3"),
     ({"selection_ratio": 1.2}, "selection_ratio: expected a number in (0, 1]"),
-    ({"selection_ratio": 0.05, "population_size": 20}, "selection_ratio: floor"),
+    ({"selection_ratio": 0.05, "population_size": 20}, "population_size and selection_ratio: floor"),
     ({"variant": "nope"}, "variant: unknown name"),
     ({"repair": "wrap"}, "repair: expected one of"),
     ({"partition": "clusters"}, "partition: expected one of"),
@@ -112,3 +112,10 @@ def test_partition_is_random_by_default_and_learned_on_request_for_the_self_adap
             Settings(variant=fixed, partition="learned")
     with pytest.raises(ValueError, match="partition: expected one of"):
         Settings(variant=variant, partition=None)
+
+
+def test_too_small_a_population_names_it_and_the_smallest_that_works():
+    for kw, least in (({"population_size": 3}, 4), ({"population_size": 5, "selection_ratio": 0.35}, 6)):
+        with pytest.raises(ValueError, match=rf"^population_size and selection_ratio: .* = 1 selected rows.*population_size >= {least} "):
+            Settings(**kw)
+        Settings(**dict(kw, population_size=least))  # the smallest that works

@@ -142,7 +142,7 @@ def test_csa_defaults_follow_the_one_population_rule():
 
 def test_nothing_fitted_keeps_the_state():
     state = StepSize()
-    after = state.update(np.zeros((2, 3)), np.array([np.nan, np.nan]), None, None, 0.0)
+    after = state.update(np.array([np.nan, np.nan]), None, 0.0)
     assert after.model is None and after.sigma is None
 
 
@@ -170,7 +170,7 @@ def test_the_shape_is_learned_around_the_mean_the_rows_came_from():
     selected[:, 0] = 1.0
     w = recombination_weights(mu)
     fitted = fit_factorized(selected, np.arange(n), [], "emna", w)
-    after = _started(n).update(selected, np.arange(mu, dtype=float), None, fitted, 1.0 / np.sum(w**2))
+    after = _started(n).update(np.arange(mu, dtype=float), fitted, 1.0 / np.sum(w**2))
     assert after.shape[0] > 1.5 * after.shape[1]
     np.testing.assert_allclose(after.shape[1:], after.shape[1], rtol=1e-12)
     assert after.evolution[0] > 0 and np.all(after.evolution[1:] == 0)
@@ -186,7 +186,7 @@ def test_the_rank_one_path_accumulates_steps_in_one_direction():
         selected = np.tile(state.model.mean, (mu, 1)) + np.random.default_rng(k).normal(0.0, 0.5, (mu, n))
         selected[:, 0] += 0.3  # a small, steady step along variable 0
         fitted = fit_factorized(selected, np.arange(n), [], "emna", w)
-        state = state.update(selected, np.arange(mu, dtype=float), None, fitted, mu_eff)
+        state = state.update(np.arange(mu, dtype=float), fitted, mu_eff)
         firsts.append(state.evolution[0])
     assert firsts[0] > 0 and firsts[2] > firsts[1] > firsts[0]
 

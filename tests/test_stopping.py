@@ -3,7 +3,7 @@
 import numpy as np
 
 from edamcc import EDAMCCStrategy
-from edamcc.stopping import FLAT_GENERATIONS, no_progress_window, stop_reason
+from edamcc.stopping import FLAT_GENERATIONS, Progress, no_progress_window, stop_reason
 
 
 def reason(**kw):
@@ -34,3 +34,21 @@ def test_an_ask_tell_loop_on_a_constant_objective_stops():
         es.tell(x, np.full(len(x), 3.0))
         assert es.generation < 100
     assert "flat fitness" in es.stop_reason or "no progress" in es.stop_reason
+
+
+def test_a_generation_with_one_finite_value_has_no_spread():
+    progress = Progress()
+    progress.add(1.0, np.array([1.0, np.nan, np.inf]))
+    progress.add(0.5, np.array([np.nan, np.nan]))
+    progress.add(0.5, np.array([2.0, 2.0, np.nan]))
+    assert np.isnan(progress.spreads[0]) and np.isnan(progress.spreads[1]) and progress.spreads[2] == 0.0
+
+
+def test_mostly_failing_generations_with_new_values_are_not_flat():
+    es = EDAMCCStrategy(bounds=[(-1, 1)] * 3, variant="edamcc", population_size=10, seed=0)
+    for g in range(3 * FLAT_GENERATIONS):
+        x = es.ask()
+        f = np.full(len(x), np.nan)
+        f[0] = 100.0 - g  # one evaluation succeeds per generation, each with a new value
+        es.tell(x, f)
+    assert es.stop_reason is None

@@ -26,7 +26,10 @@ def test_record_keeps_n_strong_q_and_pairs_and_aggregates_runs():
     mean_strong, q, pairs = aggregate([r1, r2])
     np.testing.assert_allclose(mean_strong, (r1.n_strong + r2.n_strong) / 2)
     np.testing.assert_array_equal(q, r1.q_matrix() + r2.q_matrix())
-    assert pairs.shape == (8, 8)
+    both = r1.pair_counts.astype(float) + r2.pair_counts
+    np.testing.assert_allclose(pairs, (both + both.T) / (r1.n_wi_calls + r2.n_wi_calls))  # frequency over both runs' WI calls
+    np.testing.assert_allclose(freq, (r1.pair_counts + r1.pair_counts.T) / r1.n_wi_calls)
+    assert pairs.shape == (8, 8) and np.triu(r1.pair_counts, 1).sum() == r1.pair_counts.sum()  # each pair once, i < j
     d = r1.to_dict(include_pairs=True)
     assert d["n_strong"] == r1.n_strong.tolist() and len(d["q"]) == 8
 
@@ -39,6 +42,7 @@ def test_record_thinning_and_switching_off():
     rec = es.structure
     assert rec.n_strong.size == 10 and rec.q_matrix().shape == (5, 4)
     assert rec.q_generations.tolist() == [0, 3, 6, 9]
+    assert rec.q_evaluations.tolist() == [rec.evaluations[g] for g in (0, 3, 6, 9)]  # the evaluations at those columns
     with pytest.raises(ValueError, match="record_pairs=True"):
         rec.pair_frequency()
     off = EDAMCCStrategy(bounds=[(-5, 5)] * 5, record_structure=False)

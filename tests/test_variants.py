@@ -1,8 +1,10 @@
 """The paper's algorithms as configurations (edamcc.variants)."""
 
+from dataclasses import replace
+
 import pytest
 
-from edamcc import VARIANTS, Variant, get_variant
+from edamcc import VARIANTS, EDAMCCStrategy, Variant, get_variant
 
 
 def test_every_variant_is_one_answer_to_the_three_questions():
@@ -24,3 +26,16 @@ def test_lookup_is_forgiving_about_case_and_separators_and_strict_about_names():
         get_variant("cma")
     with pytest.raises(TypeError, match="variant"):
         get_variant(3)  # type: ignore[arg-type]
+
+
+def test_a_custom_variant_is_checked_when_it_is_made():
+    custom = replace(VARIANTS["edamcc"], name="mine", block_scaling="emna")
+    assert EDAMCCStrategy(bounds=[(0, 1)] * 3, variant=custom, seed=0).variant is custom
+    bad = {"grouping": "randm", "block_scaling": "eda", "scale": "cma", "identify_weak": 1, "name": ""}
+    for field, value in bad.items():
+        with pytest.raises(ValueError, match=f"^{field}: expected"):
+            replace(VARIANTS["edamcc"], **{field: value})
+    with pytest.raises(ValueError, match="^chain:"):
+        replace(VARIANTS["edamcc"], chain=True)  # a chain with WI and random groups
+    with pytest.raises(ValueError, match="^chain:"):
+        replace(VARIANTS["mimic"], adaptive=True)

@@ -12,7 +12,7 @@ from .bounds import repair
 from .generation import ClosedGeneration, block_of, block_size, block_start, close_generation, start_adaptation
 from .models import UniformModel
 from .optimize import minimize
-from .settings import DEFAULT_VARIANT, PAPER_VARIANT, Resolved, Settings, check_budget, default_population_size
+from .settings import DEFAULT_VARIANT, PAPER_VARIANT, Resolved, Settings, check_budget, check_seed, default_population_size
 from .strategy import EDAMCCStrategy
 from .structure_record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord, aggregate
 from .variants import VARIANTS, Variant, get_variant
@@ -34,6 +34,7 @@ __all__ = [
     "block_size",
     "block_start",
     "check_budget",
+    "check_seed",
     "close_generation",
     "default_population_size",
     "get_variant",

@@ -14,6 +14,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 REPAIR_METHODS = ("clip", "reflect", "none")
+# Widths of the box: a variance is a squared width, and doubles hold about 1e+-308
+MIN_WIDTH, MAX_WIDTH = 1e-150, 1e150
 
 
 def parse_bounds(bounds: Any, dimension: int | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -78,6 +80,15 @@ def parse_bounds(bounds: Any, dimension: int | None = None) -> tuple[NDArray[np.
         raise ValueError(
             f"bounds: expected low < high for every variable; variables {bad[:10].tolist()} have "
             f"low >= high (first: low={lower[bad[0]]}, high={upper[bad[0]]})"
+        )
+    with np.errstate(over="ignore"):  # an infinite width is refused below
+        width = upper - lower
+    if np.any(~((width >= MIN_WIDTH) & (width <= MAX_WIDTH))):
+        bad = np.flatnonzero(~((width >= MIN_WIDTH) & (width <= MAX_WIDTH)))
+        raise ValueError(
+            f"bounds: every width high - low must be between {MIN_WIDTH:g} and {MAX_WIDTH:g} (the model's variances are "
+            f"squared widths, which would overflow or underflow); variables {bad[:10].tolist()} have widths outside it "
+            f"(first: {width[bad[0]]:g}): rescale them"
         )
     return lower, upper
 

@@ -18,26 +18,45 @@ from typing import Any
 import numpy as np
 
 from .evaluation import Failure
+from .settings import check_seconds
 from .strategy import EDAMCCStrategy
 
-FORMAT = 1
+FORMAT = 2  # 2: the fingerprint compares resolved settings and generator states
 
 
 def fingerprint(strategy: EDAMCCStrategy, seed: Any, options: dict[str, Any]) -> dict[str, Any]:
     """What a checkpoint must match to be resumed: dimension, bounds, seed and options.
 
-    The budget and the target are not part of it: a budget-limited run may be resumed with a
-    larger budget.
+    Equal arguments give equal fingerprints: the algorithm's parameters are compared as the
+    strategy's :class:`~edamcc.Settings` resolved them (a default passed explicitly, or a NumPy
+    integer for an int, is the same run), the other options by value. A ``Generator`` seed is
+    compared by its state once the strategy is built, so a generator made the same way again
+    (``np.random.default_rng(1)``) resumes the run. The budget and the target are not part of
+    it: a budget-limited run may be resumed with a larger budget.
     """
     low, high = strategy.bounds
-    seed_key = int(seed) if isinstance(seed, (int, np.integer)) else (None if seed is None else repr(seed))
+    settings = strategy.settings
     return {
         "dimension": strategy.dimension,
         "lower": low.tolist(),
         "upper": high.tolist(),
-        "seed": seed_key,
-        "options": {k: repr(v) for k, v in sorted(options.items())},
+        "seed": _seed_key(seed),
+        "settings": {name: repr(getattr(settings, name)) for name in settings.names()},
+        "options": {k: repr(_plain(v)) for k, v in sorted(options.items()) if k not in settings.names()},
     }
+
+
+def _seed_key(seed: Any) -> Any:
+    if seed is None or isinstance(seed, np.random.SeedSequence):
+        return None if seed is None else repr(seed)  # its entropy and spawn key
+    if isinstance(seed, np.random.Generator):
+        return f"Generator {seed.bit_generator.state!r}"
+    return int(seed)
+
+
+def _plain(value: Any) -> Any:
+    """A NumPy scalar as the Python number it holds."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def check_path(path: Any, name: str = "checkpoint", *, in_place: bool = False) -> None:
@@ -82,12 +101,26 @@ def save(path: str | os.PathLike[str], strategy: EDAMCCStrategy, failures: list[
         raise
 
 
+def read(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The saved payload (``format``, ``key``, ``strategy``, ``failures``), unchecked against a
+    problem; ``ValueError`` naming the file if it is not an edamcc checkpoint. A checkpoint is a
+    pickle: read only files you or your runs wrote."""
+    try:
+        with open(path, "rb") as fh:
+            payload = pickle.load(fh)
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, TypeError, ValueError) as exc:
+        raise ValueError(f"checkpoint {os.fspath(path)!r}: not an edamcc checkpoint ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(payload, dict) or not {"format", "key", "strategy", "failures"} <= set(payload):
+        raise ValueError(f"checkpoint {os.fspath(path)!r}: not an edamcc checkpoint")
+    return payload
+
+
 def load(path: str | os.PathLike[str], key: dict[str, Any]) -> tuple[EDAMCCStrategy, list[Failure]]:
     """The strategy and failures saved at ``path``; ``ValueError`` if it is another problem's."""
-    with open(path, "rb") as fh:
-        payload = pickle.load(fh)
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise ValueError(f"checkpoint {os.fspath(path)!r}: not an edamcc checkpoint (format {FORMAT})")
+    payload = read(path)
+    if payload["format"] != FORMAT:
+        raise ValueError(f"checkpoint {os.fspath(path)!r} was written by another version of edamcc (format {payload['format']}, "
+                         f"this version reads format {FORMAT}); remove it or pass another checkpoint path")
     saved = payload["key"]
     if saved != key:
         diff = sorted(k for k in set(saved) | set(key) if saved.get(k) != key.get(k))
@@ -98,12 +131,24 @@ def load(path: str | os.PathLike[str], key: dict[str, Any]) -> tuple[EDAMCCStrat
     return payload["strategy"], payload["failures"]
 
 
+def open_run(path: str | os.PathLike[str], bounds: Any, seed: Any, budget: int | None, target: float | None,
+             options: dict[str, Any]) -> tuple[EDAMCCStrategy, list[Failure], dict[str, Any]]:
+    """The strategy of a run checkpointed at ``path``, its failures and its fingerprint: the
+    saved run if the file exists (``ValueError`` if it is another problem's), else a new one."""
+    strategy = EDAMCCStrategy(bounds=bounds, seed=seed, budget=budget, target=target, **options)
+    key = fingerprint(strategy, seed, options)
+    failures: list[Failure] = []
+    if os.path.exists(path):
+        strategy, failures = load(path, key)
+        strategy.set_limits(budget=budget, target=target)
+    return strategy, failures, key
+
+
 class Checkpointer:
     """Saves every generation (``every=None``) or at most every ``every`` seconds."""
 
     def __init__(self, path: str | os.PathLike[str], every: float | None, key: dict[str, Any]) -> None:
-        if every is not None and (isinstance(every, bool) or not isinstance(every, (int, float)) or not every > 0):
-            raise ValueError(f"checkpoint_every: expected positive seconds or None; got {every!r}")
+        every = check_seconds(every, "checkpoint_every")
         self.path = path
         self.every = every
         self.key = key

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -13,9 +14,10 @@ import numpy as np
 
 from . import __version__
 from .benchmark_functions import cec2005_instance, get_function, list_functions
-from .checkpoint import check_path
+from .checkpoint import check_path, open_run, read
 from .optimize import minimize
-from .settings import DEFAULT_VARIANT, Settings, check_seed
+from .restarts import GROWTH
+from .settings import DEFAULT_VARIANT, Resolved, Settings, check_seed, default_budget, is_int
 from .structure_record import StructureRecord
 from .wi_threshold import chance_strong
 from .variants import VARIANTS, get_variant
@@ -118,6 +120,13 @@ def _check_output(option: str, path: str, parser: argparse.ArgumentParser, in_pl
         parser.error(str(exc))
 
 
+def _first_rules(strategy: Any) -> Resolved:
+    """The sizes a (resumed) run started with, before any restart doubled its population."""
+    restarts = strategy.restarts
+    first = restarts[0]["population_size"] // GROWTH if restarts else strategy.population_size
+    return strategy.settings.resolve_population(strategy.dimension, first)
+
+
 def _solve(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.subparser
     # Every check before anything runs or prints, with the sub-command's usage.
@@ -131,7 +140,7 @@ def _solve(args: argparse.Namespace) -> int:
         variant = get_variant(args.variant)
     except (ValueError, FileNotFoundError) as exc:
         parser.error(f"--cec2005-data: {exc}" if isinstance(exc, FileNotFoundError) else str(exc))
-    budget = args.budget if args.budget is not None else 10_000 * args.dim
+    budget = args.budget if args.budget is not None else default_budget(args.dim)
     try:
         settings = Settings(args.population_size, args.selection_ratio, args.m_corr, args.theta, args.c, variant, args.repair,
                             args.partition)
@@ -148,13 +157,28 @@ def _solve(args: argparse.Namespace) -> int:
             import matplotlib  # noqa: F401
         except ImportError:
             parser.error("--plot needs matplotlib: pip install 'edamcc[plot]'")
+    options = dict(variant=variant, population_size=args.population_size, selection_ratio=args.selection_ratio, m_corr=args.m_corr,
+                   theta=args.theta, c=args.c, repair=args.repair, partition=args.partition)  # fmt: skip
+    resumed = None
+    if args.checkpoint and os.path.exists(args.checkpoint):  # resume: the saved run's seed, checked before anything prints
+        try:
+            saved_seed = read(args.checkpoint)["key"]["seed"]
+            if seed is None and is_int(saved_seed):
+                seed = saved_seed
+            resumed = open_run(args.checkpoint, f.bounds, seed, budget, None, options)[0]
+        except ValueError as exc:
+            parser.error(str(exc))
     drawn = seed is None
     if drawn:
         seed = int(np.random.SeedSequence().entropy % 2**32)
 
     print(f"EDA-MCC variant {variant.name!r} on {f.name} ({f.title}), n = {f.dimension}, seed = {seed}"
-          + (" (drawn: repeat the run with --seed {})".format(seed) if drawn else ""))  # fmt: skip
-    print(f"budget {budget} evaluations; M = {rules.population_size}, tau = {rules.settings.selection_ratio}, theta = {rules.theta:.3g}, c = {args.c}")
+          + (" (drawn: repeat the run with --seed {})".format(seed) if drawn else "")  # fmt: skip
+          + ("" if resumed is None else f"; resuming {args.checkpoint} after {resumed.evaluations} evaluations"))
+    if resumed is not None:  # the saved run's sizes (its M came from the budget of its first call)
+        rules = _first_rules(resumed)
+    population_size = rules.population_size
+    print(f"budget {budget} evaluations; M = {population_size}, tau = {rules.settings.selection_ratio}, theta = {rules.theta:.3g}, c = {args.c}")
     marks = iter(np.linspace(0.1, 1.0, 10) * budget)
     next_mark = [next(marks)]
     history: list[tuple[int, float]] = []
@@ -175,13 +199,8 @@ def _solve(args: argparse.Namespace) -> int:
         return False
 
     try:
-        result = minimize(
-            f, f.bounds, budget=budget, seed=seed, vectorized=True, callback=progress,
-            variant=variant, population_size=args.population_size, selection_ratio=args.selection_ratio,
-            m_corr=args.m_corr, theta=args.theta, c=args.c, repair=args.repair, partition=args.partition,
-            checkpoint=args.checkpoint,
-        )  # fmt: skip
-    except ValueError as exc:  # a checkpoint of another run: refused before anything runs
+        result = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, callback=progress, checkpoint=args.checkpoint, **options)
+    except ValueError as exc:  # pragma: no cover - every argument was checked above
         parser.error(str(exc))
     elapsed = time.perf_counter() - start
     error = f.error(result.fun)
@@ -204,7 +223,7 @@ def _solve(args: argparse.Namespace) -> int:
     if args.json:
         payload = {
             "function": f.name, "dimension": f.dimension, "instance_seed": args.instance_seed, "seed": seed,
-            "seed_drawn": drawn, "variant": variant.name, "budget": budget, "population_size": rules.population_size,
+            "seed_drawn": drawn, "variant": variant.name, "budget": budget, "population_size": population_size,
             "selection_ratio": rules.settings.selection_ratio, "m_corr": m_corr, "theta": result.strategy.theta, "c": args.c,
             "best_f": result.fun, "error": error, "x": None if result.x is None else result.x.tolist(),
             "nfev": result.nfev, "nit": result.nit, "message": result.message, "seconds": elapsed,

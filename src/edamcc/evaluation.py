@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 ON_ERROR = ("raise", "nan")
+REAL_KINDS = "iuf"  # numpy kinds of real values: integers and floats; a boolean is not a value
 
 
 class EvaluationError(RuntimeError):
@@ -51,7 +52,7 @@ def as_value(value: Any, x: NDArray[np.float64]) -> float:
     """``value`` as a float, or ``TypeError`` naming what was returned and for which point."""
     v = value
     if isinstance(v, np.ndarray):
-        if v.size != 1 or v.dtype.kind not in "biuf":
+        if v.size != 1 or v.dtype.kind not in REAL_KINDS:
             raise TypeError(f"fun returned {value!r} (shape {v.shape}, dtype {v.dtype}) at x={x.tolist()}; expected one real number")
         v = v.reshape(()).item()
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
@@ -95,17 +96,29 @@ def evaluate_rows_timed(fun: Callable[[NDArray[np.float64]], Any], rows: Sequenc
     return pairs, time.perf_counter() - start
 
 
-def evaluate_vectorized(fun: Callable[[NDArray[np.float64]], Any], x: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``fun(X)`` for the whole batch, checked to be ``(k,)`` real numbers."""
-    raw = fun(x)
+def evaluate_vectorized(fun: Callable[[NDArray[np.float64]], Any], x: NDArray[np.float64],
+                        on_error: str = "raise") -> tuple[NDArray[np.float64], list[Failure]]:
+    """``fun(X)`` for the whole batch, checked to be ``(k,)`` real numbers, and the failures.
+
+    If ``fun`` raises, the whole batch has failed: ``on_error="raise"`` raises
+    :class:`EvaluationError` (its ``x`` the batch), ``"nan"`` tells every row as NaN, each
+    recorded as a :class:`Failure` with the error's text.
+    """
+    try:
+        raw = fun(x)
+    except Exception as exc:
+        if on_error == "nan":
+            error = format_error(exc)
+            return np.full(x.shape[0], np.nan), [Failure(row.copy(), error) for row in x]
+        raise EvaluationError(f"fun raised on the batch of {x.shape[0]} rows starting x={x[0].tolist()}: {format_error(exc)}", x) from exc
     values = np.asarray(raw) if raw is not None else None
-    if values is None or values.dtype.kind not in "biuf" or values.shape != (x.shape[0],):
+    if values is None or values.dtype.kind not in REAL_KINDS or values.shape != (x.shape[0],):
         shape = None if values is None else values.shape
         raise TypeError(
             f"fun: with vectorized=True it must map a ({x.shape[0]}, {x.shape[1]}) array to ({x.shape[0]},) real numbers; "
             f"it returned {type(raw).__name__} of shape {shape} for the batch starting x={x[0].tolist()}"
         )
-    return values.astype(np.float64)
+    return values.astype(np.float64), []
 
 
 def evaluate_batch(fun: Callable[[NDArray[np.float64]], Any], x: NDArray[np.float64], mapper: Callable[..., Any] | None,

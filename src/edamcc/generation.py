@@ -131,7 +131,10 @@ def fit_generation(
     if variant.identify_weak:
         k = min(m_corr, selected.shape[0])
         subset = selected[rng.choice(selected.shape[0], size=k, replace=False)]
-        weak = max_abs_correlation(subset, pair_counts=pair_counts, theta=theta) <= theta  # Eq. (3)
+        if theta >= 1.0:  # no |corr| exceeds 1 (rounding can put a correlation of two rows just past it)
+            weak[:] = True
+        else:
+            weak = max_abs_correlation(subset, pair_counts=pair_counts, theta=theta) <= theta  # Eq. (3)
     strong = np.flatnonzero(~weak)
     found_weak = weak.copy()
     if variant.grouping == "random" and partition == "learned":  # clusters of |corr|, the rest as SM
@@ -209,14 +212,14 @@ def close_generation(
         if isinstance(adaptation, StepSize):
             weights = recombination_weights(len(order))
         fitted = fit_generation(
-            selected, rules.variant, theta=rules.theta, c=rules.c, m_corr=rules.m_corr, rng=rng, pair_counts=pair_counts,
+            selected, rules.variant, theta=rules.theta_for(len(order)), c=rules.c, m_corr=rules.m_corr, rng=rng, pair_counts=pair_counts,
             weights=weights, partition=rules.partition,
         )  # fmt: skip
     if adaptation is None:
         return ClosedGeneration(elite_x, elite_f, selected, fitted, None, None if fitted is None else fitted.model)
     if isinstance(adaptation, StepSize):
         mu_eff = 0.0 if weights is None else effective_mu(weights.size)
-        stepped = adaptation.update(rows, values, fit_before, None if fitted is None else fitted.model, mu_eff)
+        stepped = adaptation.update(values, None if fitted is None else fitted.model, mu_eff)
         return ClosedGeneration(elite_x, elite_f, selected, fitted, stepped, stepped.sampler)
     adapted = adaptation.update(rows, values, fit_before, None if fitted is None else fitted.model.mean)
     base = fit_before if fitted is None else fitted.model

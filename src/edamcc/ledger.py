@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .evaluation import REAL_KINDS
 from .generation import block_size, block_start
 
 NEW, OUT, TOLD = 0, 1, 2  # sampled, not handed out / handed out, not told / told
@@ -26,9 +27,12 @@ def as_batch(x: ArrayLike, f: ArrayLike, dimension: int) -> tuple[NDArray[np.flo
     A single point may be ``(n,)`` with a scalar value. Values must be real numbers (NaN and
     inf allowed); strings, None, complex numbers and other objects raise ``ValueError``.
     """
-    xa = np.asarray(x, dtype=np.float64)
+    try:
+        xa = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"x: expected the rows ask() returned, as float64 numbers; got {type(x).__name__} ({exc})") from exc
     fa = np.asarray(f)
-    if fa.dtype.kind not in "biuf":
+    if fa.dtype.kind not in REAL_KINDS:
         raise ValueError(f"f: expected real numbers (NaN and inf allowed, they rank worst); got {f!r} of dtype {fa.dtype}")
     fa = fa.astype(np.float64)
     if xa.ndim == 1:
@@ -62,11 +66,6 @@ class Ledger:
         self._orphans = np.empty((0, self._n))  # in flight when a restart retired their generation
 
     # ------------------------------------------------------------------ counts
-    @property
-    def first_number(self) -> int:
-        """Number of the first row kept: the open generation's first."""
-        return block_start(self.generation, self._M)
-
     @property
     def n_new(self) -> int:
         """Rows sampled for the open generation and not handed out yet."""
@@ -137,11 +136,6 @@ class Ledger:
     def pending(self) -> NDArray[np.float64]:
         """Rows handed out and not told yet, in number order, then any orphans (a fresh array)."""
         return np.concatenate([self._x[self._state == OUT], self._orphans])
-
-    @property
-    def n_orphans(self) -> int:
-        """Rows in flight when a restart retired their generation: still accepted by tell."""
-        return int(self._orphans.shape[0])
 
     def restart(self, population_size: int) -> None:
         """Start afresh with generation 0 of ``population_size`` rows (a restart). Rows in flight

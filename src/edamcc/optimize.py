@@ -15,6 +15,7 @@ from . import checkpoint as ckpt
 from .bounds import parse_bounds
 from .evaluation import Failure, check_on_error, evaluate_batch, evaluate_vectorized
 from .progress import Progress
+from .settings import check_count, check_seconds, default_budget, is_int
 from .steady_state import SteadyState, infer_workers, queue_limit
 from .strategy import EDAMCCStrategy
 
@@ -76,7 +77,7 @@ def minimize(
             against the budget like any other. Off with ``timeout`` or ``max_in_flight``.
         max_in_flight: evaluations kept running on ``executor``; default ``executor._max_workers``
             or, for a Dask client, ``sum(client.nthreads().values())``. When given, exactly this
-            many (no automatic queueing beyond it).
+            many (no automatic queueing beyond it). Without ``executor``: ``ValueError``.
         on_error: ``"raise"`` (default): an exception in ``fun`` raises
             :class:`~edamcc.evaluation.EvaluationError` naming the point, chained to the
             original; ``"nan"``: the point is told as NaN (ranks worst) and listed in
@@ -84,7 +85,8 @@ def minimize(
             value that is not one real number (None, a string, complex, a wrong shape) raises
             ``TypeError`` under both policies: that is a bug in ``fun``.
         timeout: with ``executor``: seconds an evaluation may take; later it is a failure and
-            its future is cancelled (abandoned if already running).
+            its future is cancelled (abandoned if already running). Without ``executor``:
+            ``ValueError``, as nothing else could honour it.
         checkpoint: a file path; the run's state is written there atomically and a call with
             the file present resumes from it (same dimension, bounds, seed and options, else
             ``ValueError``; the budget may differ). Candidates in flight when it was written
@@ -93,6 +95,7 @@ def minimize(
             explicitly if the budget changes between the runs). A directory, or a path whose
             directory is missing or not writable, is refused (``ValueError``) before the run.
         checkpoint_every: seconds between checkpoints; None (default): after every generation.
+            Without ``checkpoint``: ``ValueError``.
         **options: any keyword of :class:`EDAMCCStrategy` (``population_size``, ``theta``,
             ``c``, ``m_corr``, ``selection_ratio``, ``variant``, ``repair``, ...).
 
@@ -108,23 +111,28 @@ def minimize(
         raise TypeError(f"callback: expected a callable or None; got {callback!r}")
     if budget is None:
         lower, _ = parse_bounds(bounds, options.get("dimension"))
-        budget = 10_000 * lower.size
+        budget = default_budget(lower.size)
     check_on_error(on_error)
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):
-        raise ValueError(f"timeout: expected positive seconds or None; got {timeout!r}")
+    timeout = check_seconds(timeout, "timeout")
+    checkpoint_every = check_seconds(checkpoint_every, "checkpoint_every")
+    if max_in_flight is not None:
+        check_count(max_in_flight, "max_in_flight")
+    check_workers(workers)
     if executor is not None and (workers is not None or vectorized):
         raise ValueError("executor: use either executor= or workers=/vectorized=, not both")
+    for name, value in (("timeout", timeout), ("max_in_flight", max_in_flight)):
+        if executor is None and value is not None:
+            raise ValueError(f"{name}: applies to steady-state evaluation only; pass executor= too, or leave {name}=None")
     if checkpoint is not None:
         ckpt.check_path(checkpoint)
-    es = EDAMCCStrategy(bounds=bounds, seed=seed, budget=budget, target=target, **options)
-    failures: list[Failure] = []
+    elif checkpoint_every is not None:
+        raise ValueError("checkpoint_every: applies only with checkpoint=; pass a checkpoint path too, or leave it None")
     saver: ckpt.Checkpointer | None = None
-    if checkpoint is not None:
-        key = ckpt.fingerprint(es, seed, options)
+    if checkpoint is None:
+        es, failures = EDAMCCStrategy(bounds=bounds, seed=seed, budget=budget, target=target, **options), []
+    else:
+        es, failures, key = ckpt.open_run(checkpoint, bounds, seed, budget, target, options)
         saver = ckpt.Checkpointer(checkpoint, checkpoint_every, key)
-        if os.path.exists(checkpoint):
-            es, failures = ckpt.load(checkpoint, key)
-            es.set_limits(budget=budget, target=target)
     progress = Progress(disp)
 
     def after_tell(last_generation: int, batch: bool = False) -> str | None:
@@ -171,6 +179,14 @@ def minimize(
     )
 
 
+def check_workers(workers: Any) -> None:
+    """``workers``: None, a map-like callable, a positive int or -1 (one process per CPU)."""
+    if workers is None or callable(workers):
+        return
+    if not is_int(workers) or workers == 0 or workers < -1:
+        raise ValueError(f"workers: expected a map-like callable, a positive int or -1; got {workers!r}")
+
+
 def _run_batches(es: EDAMCCStrategy, fun: Objective, workers: int | MapLike | None, vectorized: bool, on_error: str,
                  failures: list[Failure], after_tell: Callable[[int, bool], str | None]) -> str:
     """Generational evaluation: serial, vectorized, or one chunk of rows per worker."""
@@ -178,8 +194,6 @@ def _run_batches(es: EDAMCCStrategy, fun: Objective, workers: int | MapLike | No
     mapper: MapLike | None = None
     n_chunks = 1
     if workers is not None and not callable(workers):
-        if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers == 0 or workers < -1:
-            raise ValueError(f"workers: expected a map-like callable, a positive int or -1; got {workers!r}")
         if workers != 1:
             n_chunks = (os.cpu_count() or 1) if workers == -1 else int(workers)
             pool = ProcessPoolExecutor(max_workers=n_chunks)
@@ -199,7 +213,7 @@ def _run_batches(es: EDAMCCStrategy, fun: Objective, workers: int | MapLike | No
                 if x.shape[0] == 0:  # pragma: no cover - ask always has work unless stopped
                     return "no candidates left to evaluate"
             if vectorized:
-                values, new_failures = evaluate_vectorized(fun, x), []
+                values, new_failures = evaluate_vectorized(fun, x, on_error)
             else:
                 values, new_failures = evaluate_batch(fun, x, mapper, n_chunks, on_error)
             failures.extend(new_failures)

@@ -33,6 +33,7 @@ DEFAULT_SELECTION_RATIO = 0.5  # tau: "all algorithms use tau = 0.5"
 ADAPTIVE_SELECTION_RATIO = 0.35  # AMaLGaM's tau (Bosman, Grahl, Thierens 2013), for edamcc-adaptive
 DEFAULT_M_CORR = 100  # Section IV-A, "Parameters of EDA-MCC": m_corr = 100 "through all experiments"
 DEFAULT_THETA = 0.3  # ibid.: theta = 0.3, "a popular threshold to define weakly correlated"
+DEFAULT_BUDGET_FACTOR = 10_000  # Section IV-A: "the maximal #FEs is set to 10000 x n" (CEC 2005)
 DEFAULT_C = 20  # Section IV-A: "For SM, we set c=20" (50D/100D); at 500D the paper uses c = 100
 # The package's default algorithm: the self-adaptive EDA-MCC with a cumulative step size, ahead
 # of the paper's variant and of edamcc-adaptive (the default of 0.2) at the budgets users have
@@ -105,6 +106,27 @@ def check_budget(budget: Any) -> int | None:
     if not is_int(budget) or budget < 1:
         raise ValueError(f"budget: expected a positive integer (a number of evaluations) or None; got {budget!r}")
     return int(budget)
+
+
+def default_budget(dimension: int) -> int:
+    """The budget when none is given: the paper's 10,000 n evaluations."""
+    return DEFAULT_BUDGET_FACTOR * dimension
+
+
+def check_seconds(value: Any, name: str) -> float | None:
+    """A duration: positive seconds or None (no limit); ``name`` is the argument's name."""
+    if value is None:
+        return None
+    if not is_real(value) or not value > 0:
+        raise ValueError(f"{name}: expected positive seconds or None; got {value!r}")
+    return float(value)
+
+
+def check_count(value: Any, name: str) -> int:
+    """A positive integer; ``name`` is the argument's name."""
+    if not is_int(value) or value < 1:
+        raise ValueError(f"{name}: expected a positive int; got {value!r}")
+    return int(value)
 
 
 def check_target(target: Any) -> float | None:
@@ -200,9 +222,11 @@ class Settings:
         """``(m, m_corr)`` for a population of ``population_size``, checked."""
         m = int(np.floor(self.selection_ratio * population_size + 1e-9))
         if m < 2:
+            least = int(np.ceil(2.0 / self.selection_ratio - 1e-9))
             raise ValueError(
-                f"selection_ratio: floor(selection_ratio * population_size) = {m} selected rows "
-                f"(population_size={population_size}); at least 2 are needed to estimate a variance"
+                f"population_size and selection_ratio: floor(selection_ratio * population_size) = floor({self.selection_ratio:g} * {population_size}) "
+                f"= {m} selected rows; at least 2 are needed to estimate a variance (population_size >= {least} "
+                "at this selection_ratio, or a larger selection_ratio)"
             )
         if self.m_corr is None:
             return m, min(DEFAULT_M_CORR, m)
@@ -240,6 +264,14 @@ class Resolved:
     n_selected: int
     m_corr: int
     theta: float  # a number, also for theta="auto"
+
+    def theta_for(self, rows: int) -> float:
+        """WI's threshold for a generation with ``rows`` selected rows: ``theta``, or with
+        ``theta="auto"`` and fewer rows than m_corr (failed evaluations) the threshold for the
+        rows WI can use (1 from 3 rows down: too few rows for any correlation to mean something)."""
+        if self.settings.theta != "auto" or rows >= self.m_corr:
+            return self.theta
+        return resolve_theta("auto", self.dimension, rows)
 
     @property
     def c(self) -> int:

@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .evaluation import EvaluationError, Failure, evaluate_rows_timed, format_error
+from .settings import check_count
 from .strategy import EDAMCCStrategy
 
 QUEUE_THRESHOLD = 0.05  # queue beyond the workers while the round trip exceeds this fraction of an evaluation
@@ -45,9 +46,7 @@ def infer_workers(executor: Any, max_in_flight: int | None) -> int:
     """``max_in_flight`` if given, else ``executor._max_workers`` (stdlib pools), else the
     total number of worker threads of a Dask client (``sum(client.nthreads().values())``)."""
     if max_in_flight is not None:
-        if isinstance(max_in_flight, bool) or not isinstance(max_in_flight, (int, np.integer)) or max_in_flight < 1:
-            raise ValueError(f"max_in_flight: expected a positive int; got {max_in_flight!r}")
-        return int(max_in_flight)
+        return check_count(max_in_flight, "max_in_flight")
     n = getattr(executor, "_max_workers", None)
     if isinstance(n, int) and n > 0:
         return n

@@ -123,9 +123,9 @@ class StepSize:
         """No variance multiplier: the scale is ``sigma``."""
         return None
 
-    def update(self, rows: NDArray[np.float64], values: NDArray[np.float64], before: Any, fitted: Any, mu_eff: float) -> StepSize:
-        """The state after a closed generation: its ``rows`` and ``values``, sampled from
-        ``self.model`` (the uniform box at first), and the weighted maximum-likelihood fit
+    def update(self, values: NDArray[np.float64], fitted: Any, mu_eff: float) -> StepSize:
+        """The state after a closed generation: its ``values`` (of rows sampled from
+        ``self.model``, the uniform box at first) and the weighted maximum-likelihood fit
         ``fitted`` of its selected rows (None: fewer than two finite values, nothing learned)."""
         finite = np.isfinite(values)
         best = min(self.best_f, float(np.min(values[finite]))) if finite.any() else self.best_f

@@ -56,7 +56,7 @@ def stop_reason(
     """The first criterion that holds, as a sentence, or None.
 
     ``best_history[g]`` is the best value after the g-th closed generation and ``spreads[g]``
-    the range (max - min) of that generation's finite values (NaN if it had fewer than one).
+    the range (max - min) of that generation's finite values (NaN if it had fewer than two).
     """
     if budget is not None and evaluations >= budget:
         return f"budget of {budget} evaluations spent"
@@ -85,7 +85,7 @@ class Progress:
     def add(self, best_f: float, values: NDArray[np.float64]) -> None:
         finite = values[np.isfinite(values)]
         self.best.append(float(best_f))
-        self.spreads.append(float(np.ptp(finite)) if finite.size else math.nan)
+        self.spreads.append(float(np.ptp(finite)) if finite.size >= 2 else math.nan)  # one value has no spread
 
     def restart(self) -> None:
         self.best, self.spreads = [], []

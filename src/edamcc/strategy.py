@@ -28,7 +28,7 @@ from .models import UniformModel
 from .settings import DEFAULT_VARIANT, Settings, check_budget, check_seed, check_target, is_int
 from .restarts import MAX_RESTARTS, next_population_size, restart_reason
 from .stopping import Progress, no_progress_window
-from .structure_record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord
+from .structure_record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord, check_every
 from .variants import Variant
 
 
@@ -97,8 +97,7 @@ class EDAMCCStrategy:
             record_pairs = n <= PAIR_COUNTS_AUTO_LIMIT
         elif not isinstance(record_pairs, bool):
             raise ValueError(f"record_pairs: expected True, False or 'auto'; got {record_pairs!r}")
-        if not is_int(record_every) or record_every < 1:
-            raise ValueError(f"record_every: expected a positive integer; got {record_every!r}")
+        check_every(record_every)  # also when nothing is recorded
         variant = self._rules.variant
         self._record = (
             StructureRecord(n, every=record_every, pairs=bool(record_pairs) and variant.identify_weak)
@@ -312,9 +311,9 @@ class EDAMCCStrategy:
         """Why :meth:`should_stop` is true, or None (:mod:`edamcc.stopping`); the self-adaptive
         variant restarts instead (:mod:`edamcc.restarts`) until its restarts run out."""
         reason = self._run_stop_reason()
-        if self._adaptation is not None and reason is not None and not reason.startswith(("budget", "target")):
-            return self._stuck  # a stuck run restarts instead, up to MAX_RESTARTS times
-        return reason
+        if self._adaptation is None or (reason is not None and reason.startswith(("budget", "target"))):
+            return reason
+        return self._stuck  # a stuck run restarts instead, and stops once MAX_RESTARTS restarts are used
 
     def _run_stop_reason(self) -> str | None:
         return self._progress.reason(evaluations=self._nfev, budget=self._budget, best_f=self._best_f, target=self._target,
@@ -336,12 +335,16 @@ class EDAMCCStrategy:
             self._ledger.fill(self._sample(self._ledger.free_slots(), self._ledger.next_position()))  # step 4
 
     def _maybe_restart(self) -> None:
-        """IPOP (:mod:`edamcc.restarts`): a fresh uniform run with twice the population."""
-        collapsed = self._model.max_std == 0.0
+        """IPOP (:mod:`edamcc.restarts`): a fresh uniform run with twice the population. Once
+        MAX_RESTARTS restarts are used, the next reason to restart stops the run for good."""
+        if self._stuck is not None:
+            return
         tolfun = (self._progress, no_progress_window(self.dimension, self.population_size)) if self.variant.scale == "csa" else ()
         reason = restart_reason(self._model, self._adaptation.multiplier, self._lower, self._upper, *tolfun)  # type: ignore[union-attr]
-        if reason is None or len(self._restarts) >= MAX_RESTARTS:
-            self._stuck = reason if collapsed or reason is None else f"{reason}, after {MAX_RESTARTS} restarts"
+        if reason is None:
+            return
+        if len(self._restarts) >= MAX_RESTARTS:
+            self._stuck = f"{reason}, after {MAX_RESTARTS} restarts"
             return
         big_m = next_population_size(self.population_size)
         self._restarts.append({"generation": self.generation, "evaluations": self._nfev, "reason": reason, "population_size": big_m})

@@ -20,17 +20,29 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .settings import is_int
+
 PAIR_COUNTS_AUTO_LIMIT = 2000
+
+
+def check_every(every: Any) -> int:
+    """``record_every``: record every k-th generation, k a positive integer."""
+    if not is_int(every) or every < 1:
+        raise ValueError(f"record_every: expected a positive integer; got {every!r}")
+    return int(every)
+
+
+def _pair_frequency(counts: NDArray[np.floating], calls: int) -> NDArray[np.float64]:
+    """Symmetric frequencies from the upper-triangle counts ``counts`` of ``calls`` WI calls."""
+    return (counts + counts.T) / max(calls, 1)
 
 
 class StructureRecord:
     """The learned structure of one run (or, after :func:`aggregate`, of several)."""
 
     def __init__(self, dimension: int, *, every: int = 1, pairs: bool = False) -> None:
-        if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
-            raise ValueError(f"record_every: expected a positive integer; got {every!r}")
         self.dimension = int(dimension)
-        self.every = int(every)
+        self.every = check_every(every)
         self._generations: list[int] = []
         self._evaluations: list[int] = []
         self._n_strong: list[int] = []
@@ -76,6 +88,7 @@ class StructureRecord:
 
     @property
     def q_evaluations(self) -> NDArray[np.int64]:
+        """The evaluations told when each column of Q was recorded (its x axis in evaluations)."""
         return np.asarray(self._q_evaluations, dtype=np.int64)
 
     def q_matrix(self) -> NDArray[np.int64]:
@@ -97,16 +110,14 @@ class StructureRecord:
                 "pair counts were not recorded: create the strategy with record_pairs=True "
                 f"(off by default above {PAIR_COUNTS_AUTO_LIMIT} variables)"
             )
-        counts = self.pair_counts.astype(np.float64)
-        sym = counts + counts.T
-        return sym / max(self.n_wi_calls, 1)
+        return _pair_frequency(self.pair_counts.astype(np.float64), self.n_wi_calls)
 
     def dependency_edges(self, min_frequency: float = 0.5, limit: int | None = None) -> list[tuple[int, int, float]]:
         """Pairs ``(i, j, frequency)`` with i < j found dependent in at least ``min_frequency`` of
         WI calls, most frequent first; at most ``limit`` of them if given."""
         if not 0.0 <= min_frequency <= 1.0:
             raise ValueError(f"min_frequency: expected a value in [0, 1]; got {min_frequency!r}")
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 0):
+        if limit is not None and (not is_int(limit) or limit < 0):
             raise ValueError(f"limit: expected a non-negative integer or None; got {limit!r}")
         freq = np.triu(self.pair_frequency(), 1)
         i, j = np.nonzero(freq >= min_frequency) if min_frequency > 0 else np.triu_indices(self.dimension, 1)
@@ -163,5 +174,5 @@ def aggregate(records: Sequence[StructureRecord]) -> tuple[NDArray[np.float64], 
     if all(r.pair_counts is not None for r in records):
         summed = sum(r.pair_counts.astype(np.float64) for r in records)  # type: ignore[union-attr]
         calls = sum(r.n_wi_calls for r in records)
-        pairs = (summed + summed.T) / max(calls, 1)
+        pairs = _pair_frequency(summed, calls)
     return mean_strong, q, pairs

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .models import BLOCK_SCALINGS
+
+GROUPINGS = ("random", "greedy", "single", "none")
+SCALES = ("avs", "csa")
+
 
 @dataclass(frozen=True)
 class Variant:
@@ -38,6 +43,20 @@ class Variant:
     chain: bool = False
     adaptive: bool = False
     scale: str = "avs"
+
+    def __post_init__(self) -> None:
+        """A variant is checked when it is made, so that a custom one fails before any run."""
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name: expected a non-empty string; got {self.name!r}")
+        for field in ("identify_weak", "chain", "adaptive"):
+            if not isinstance(getattr(self, field), bool):
+                raise ValueError(f"{field}: expected True or False; got {getattr(self, field)!r}")
+        for field, allowed in (("grouping", GROUPINGS), ("block_scaling", BLOCK_SCALINGS), ("scale", SCALES)):
+            if getattr(self, field) not in allowed:
+                raise ValueError(f"{field}: expected one of {allowed}; got {getattr(self, field)!r}")
+        if self.chain and (self.grouping != "none" or self.identify_weak or self.adaptive):
+            raise ValueError("chain: MIMIC's chain is a model of all variables and a paper baseline, so it needs "
+                             "grouping='none', identify_weak=False and adaptive=False")
 
 
 VARIANTS: dict[str, Variant] = {
