@@ -142,6 +142,9 @@ def test_registry_lookup_by_name_and_alias_and_errors():
         get_function("F1", 0)
     with pytest.raises(ValueError, match="at least 2"):
         get_function("F7", 1)
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="^seed: expected a non-negative integer or None"):
+            get_function("F1", 5, seed=bad)
     with pytest.raises(ValueError, match="rotation"):
         get_function("F2", 5, rotation=np.eye(5))
     with pytest.raises(ValueError, match="shift: expected a vector of at least 5"):

@@ -54,6 +54,7 @@ def test_variants_and_functions_are_listed(capsys):
         (["solve", "F1", "--theta", "2"], "theta"),
         (["solve", "F1", "--seed", "-1"], "seed: expected a non-negative integer"),
         (["solve", "F1", "--seed", "x"], "--seed: invalid int value"),
+        (["solve", "F1", "--instance-seed", "-5"], "--instance-seed: expected a non-negative integer; got -5"),
         (["solve", "F1", "-M", "2"], "population_size: expected an integer >= 3"),
         (["solve", "F1", "-c", "0"], "c: expected an integer >= 1"),
         (["solve", "F1", "--m-corr", "1"], "m_corr: expected an integer >= 2"),

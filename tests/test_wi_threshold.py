@@ -65,5 +65,5 @@ def test_chance_strong_edge_cases_and_the_fisher_approximation():
     assert chance_strong(100, 100, 0.3) < chance_strong(100, 50, 0.3)  # fewer rows, more noise
     with pytest.raises(ValueError, match="m_corr"):
         chance_strong(10, 2, 0.3)
-    with pytest.raises(ValueError, match="n:"):
+    with pytest.raises(ValueError, match="^dimension:"):
         chance_strong(0, 100, 0.3)

@@ -252,6 +252,8 @@ def get_function(
     """
     spec = _spec(name)
     n = _dimension(dimension)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"seed: expected a non-negative integer or None (the instance's seed); got {seed!r}")
     if spec.name in ("F7", "F8", "F13") and n < 2:
         raise ValueError(f"dimension: {spec.name} needs at least 2 variables; got {n}")
     # The instance's own stream, separated from any optimizer's default_rng(seed): a shift drawn

@@ -136,6 +136,8 @@ def _solve(args: argparse.Namespace) -> int:
         parser.error(f"--seed: expected a non-negative integer; got {args.seed}")
     try:
         data = {} if args.cec2005_data is None else cec2005_instance(args.function, args.dim, args.cec2005_data)
+        if args.instance_seed < 0:
+            parser.error(f"--instance-seed: expected a non-negative integer; got {args.instance_seed}")
         f = get_function(args.function, args.dim, seed=args.instance_seed, **data)
         variant = get_variant(args.variant)
     except (ValueError, FileNotFoundError) as exc:

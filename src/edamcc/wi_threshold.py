@@ -62,7 +62,7 @@ def chance_strong(dimension: int, m_corr: int, theta: float) -> float:
     m_corr = 50, 97 of 100.
     """
     if isinstance(dimension, bool) or not isinstance(dimension, (int, np.integer)) or dimension < 1:
-        raise ValueError(f"n: expected a positive integer; got {dimension!r}")
+        raise ValueError(f"dimension: expected a positive integer; got {dimension!r}")
     return float(dimension * (1.0 - weak_probability(dimension, m_corr, theta)))
 
 
