@@ -83,6 +83,10 @@ def test_a_stuck_run_stops_for_good_once_its_restarts_are_used(monkeypatch):
         es.tell(x, np.floor(np.sum(x**2, axis=1)) + 1e-13 * rng.random(len(x)))
     assert len(es.restarts) == 1 and es.stop_reason.endswith("after 1 restarts")
     assert es.stop_reason.startswith(("no progress", "every standard deviation"))
-    x = es.ask()  # a user who goes on anyway: the run stays stopped, whatever the values say
-    es.tell(x, np.arange(len(x), dtype=float))
+    sigma, mean = es.step_size, es.model.mean.copy()
+    for k in range(300):  # a user who goes on anyway: the run stays stopped, its last model stays
+        x = es.ask()
+        assert np.isfinite(x).all()
+        es.tell(x, np.arange(len(x), dtype=float) if k == 0 else rng.random(len(x)))
     assert es.should_stop() and es.stop_reason.endswith("after 1 restarts")
+    assert es.step_size == sigma and np.array_equal(es.model.mean, mean)

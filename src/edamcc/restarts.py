@@ -23,7 +23,8 @@ throws the run away (``tolfun`` needs the best value flat over its whole window 
 best value is the whole run's, not the current restart's: after a restart it stays flat until
 the new run beats it, and only the last generation's spread then holds a restart back. The
 budget and the target end the whole run; after ``MAX_RESTARTS`` = 9 restarts (a population
-512 times the first) the next reason to restart stops the run instead, and it stays stopped.
+512 times the first) the next reason to restart stops the run instead, and it stays stopped:
+candidates asked after that come from its last model, which no longer changes.
 """
 
 from __future__ import annotations

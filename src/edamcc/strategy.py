@@ -323,12 +323,15 @@ class EDAMCCStrategy:
     def _close_ready_generations(self) -> None:
         while self._ledger.open_complete():
             rows, values = self._ledger.pop_open()
-            pairs = None if self._record is None else self._record.pair_counts
-            closed = close_generation(  # steps 1-3
-                self._elite_x, self._elite_f, rows, values, self._rules, self._rng, pair_counts=pairs,
-                adaptation=self._adaptation, fit_before=self._fit,
-            )  # fmt: skip
-            self._adopt(closed)
+            if self._stuck is None:
+                pairs = None if self._record is None else self._record.pair_counts
+                closed = close_generation(  # steps 1-3
+                    self._elite_x, self._elite_f, rows, values, self._rules, self._rng, pair_counts=pairs,
+                    adaptation=self._adaptation, fit_before=self._fit,
+                )  # fmt: skip
+                self._adopt(closed)
+            # else stopped for good (restarts used up): the last model stays, so a caller who
+            # asks on samples it unchanged instead of a scale shrinking towards underflow
             self._progress.add(self._best_f, values)
             if self._adaptation is not None:
                 self._maybe_restart()
