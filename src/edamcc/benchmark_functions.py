@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .checks import is_int
+
 Evaluate = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
 
@@ -205,7 +207,7 @@ def _spec(name: str) -> _Spec:
 
 
 def _dimension(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+    if not is_int(value) or value < 1:
         raise ValueError(f"dimension: expected a positive integer; got {value!r}")
     return int(value)
 
@@ -252,7 +254,7 @@ def get_function(
     """
     spec = _spec(name)
     n = _dimension(dimension)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+    if seed is not None and (not is_int(seed) or seed < 0):
         raise ValueError(f"seed: expected a non-negative integer or None (the instance's seed); got {seed!r}")
     if spec.name in ("F7", "F8", "F13") and n < 2:
         raise ValueError(f"dimension: {spec.name} needs at least 2 variables; got {n}")

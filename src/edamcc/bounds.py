@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .checks import is_int
+
 REPAIR_METHODS = ("clip", "reflect", "none")
 # Widths of the box: a variance is a squared width, and doubles hold about 1e+-308
 MIN_WIDTH, MAX_WIDTH = 1e-150, 1e150
@@ -53,7 +55,7 @@ def parse_bounds(bounds: Any, dimension: int | None = None) -> tuple[NDArray[np.
     lower = np.asarray(lower, dtype=float)
     upper = np.asarray(upper, dtype=float)
     if dimension is not None:
-        if isinstance(dimension, bool) or not isinstance(dimension, (int, np.integer)) or dimension < 1:
+        if not is_int(dimension) or dimension < 1:
             raise ValueError(f"dimension: expected a positive integer; got {dimension!r}")
         dimension = int(dimension)
     sizes = {a.size for a in (lower, upper) if a.ndim > 0}

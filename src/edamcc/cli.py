@@ -17,7 +17,8 @@ from .benchmark_functions import cec2005_instance, get_function, list_functions
 from .checkpoint import check_path, open_run, read
 from .optimize import minimize
 from .restarts import GROWTH
-from .settings import DEFAULT_VARIANT, Resolved, Settings, check_seed, default_budget, is_int
+from .checks import is_int
+from .settings import DEFAULT_VARIANT, Resolved, Settings, check_seed, default_budget
 from .structure_record import StructureRecord
 from .wi_threshold import chance_strong
 from .variants import VARIANTS, get_variant

@@ -15,7 +15,8 @@ from . import checkpoint as ckpt
 from .bounds import parse_bounds
 from .evaluation import Failure, check_on_error, evaluate_batch, evaluate_vectorized
 from .progress import Progress
-from .settings import check_count, check_seconds, default_budget, is_int
+from .checks import is_int
+from .settings import check_count, check_seconds, default_budget
 from .steady_state import SteadyState, infer_workers, queue_limit
 from .strategy import EDAMCCStrategy
 

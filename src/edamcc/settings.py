@@ -13,13 +13,13 @@ and "Parameters of EDA-MCC".
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
 
 from .bounds import REPAIR_METHODS
+from .checks import is_int, is_real
 from .variants import Variant, get_variant
 from .wi_threshold import resolve_theta
 
@@ -43,16 +43,6 @@ PAPER_VARIANT = "edamcc"
 # How SM groups the strong set S: "random" (Fig. 4, step 2) or "learned" (SM-GC's clusters of
 # Fig. 11, the strong variables left over in random groups; :func:`edamcc.structure_learning.learned_partition`).
 PARTITIONS = ("random", "learned")
-
-
-def is_int(value: Any) -> bool:
-    """True for Python and NumPy integers, False for bools."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def is_real(value: Any) -> bool:
-    """True for Python and NumPy reals (integers included), False for bools."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def default_population_size(dimension: int, budget: int | None = None, *, adaptive: bool = False, scale: str = "avs") -> int:

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .checks import is_int
 from .evaluation import EvaluationError, Failure, evaluate_rows_timed, format_error
 from .settings import check_count
 from .strategy import EDAMCCStrategy
@@ -104,7 +105,7 @@ class SteadyState:
 
     def __init__(self, strategy: EDAMCCStrategy, fun: Callable[[NDArray[np.float64]], Any], executor: Any,
                  n_workers: int, on_error: str, timeout: float | None, max_queued: int = 0) -> None:
-        if isinstance(max_queued, bool) or not isinstance(max_queued, (int, np.integer)) or max_queued < 0:
+        if not is_int(max_queued) or max_queued < 0:
             raise ValueError(f"max_queued: expected a non-negative int; got {max_queued!r}")
         self.es = strategy
         self.fun = fun

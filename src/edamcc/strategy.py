@@ -25,7 +25,8 @@ from .bounds import parse_bounds, repair
 from .generation import ClosedGeneration, close_generation, start_adaptation
 from .ledger import Ledger, as_batch
 from .models import UniformModel
-from .settings import DEFAULT_VARIANT, Settings, check_budget, check_seed, check_target, is_int
+from .checks import is_int
+from .settings import DEFAULT_VARIANT, Settings, check_budget, check_seed, check_target
 from .restarts import MAX_RESTARTS, next_population_size, restart_reason
 from .stopping import Progress, no_progress_window
 from .structure_record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord, check_every

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .settings import is_int
+from .checks import is_int
 
 PAIR_COUNTS_AUTO_LIMIT = 2000
 

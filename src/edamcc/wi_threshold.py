@@ -22,6 +22,8 @@ import numpy as np
 from scipy.special import betaincc
 from scipy.stats import norm
 
+from .checks import is_int
+
 AUTO_ALPHA = 0.05
 
 
@@ -41,7 +43,7 @@ def pair_exceeds(theta: float, m_corr: int) -> float:
     upper incomplete beta function at theta^2; Fisher's z gives nearly the same value,
     2 (1 - Phi(atanh(theta) sqrt(m_corr - 3))).
     """
-    if isinstance(m_corr, bool) or not isinstance(m_corr, (int, np.integer)) or m_corr < 3:
+    if not is_int(m_corr) or m_corr < 3:
         raise ValueError(f"m_corr: expected an integer >= 3; got {m_corr!r}")
     if not 0.0 <= theta <= 1.0:
         raise ValueError(f"theta: expected a number in [0, 1]; got {theta!r}")
@@ -61,7 +63,7 @@ def chance_strong(dimension: int, m_corr: int, theta: float) -> float:
     m_corr = 100 and theta = 0.3 about 21 of 100 independent variables are strong; with
     m_corr = 50, 97 of 100.
     """
-    if isinstance(dimension, bool) or not isinstance(dimension, (int, np.integer)) or dimension < 1:
+    if not is_int(dimension) or dimension < 1:
         raise ValueError(f"dimension: expected a positive integer; got {dimension!r}")
     return float(dimension * (1.0 - weak_probability(dimension, m_corr, theta)))
 
