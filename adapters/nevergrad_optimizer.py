@@ -49,6 +49,7 @@ from edamcc import DEFAULT_VARIANT, PAPER_VARIANT, EDAMCCStrategy, Settings, Str
 # Beyond this many standardized units a bound is a squashing transform's +-infinity.
 _FAR = 1e6
 UNBOUNDED_INIT = 2.0
+_CLIP = 5.0e20  # Nevergrad's tell replaces NaN, inf and larger losses by this
 
 
 def standardized_box(parametrization: ng.p.Parameter) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -91,6 +92,9 @@ class _EDAMCC(base.Optimizer):
         partition: str = Settings.partition,
     ) -> None:
         super().__init__(parametrization, budget=budget, num_workers=num_workers)
+        # A candidate that breaks a cheap constraint is dropped by Nevergrad's ask; it must be
+        # told (as inf: it ranks worst) or its generation never closes.
+        self._penalize_cheap_violations = True
         # The package's checks and its one population rule (a bad option raises here).
         settings = Settings(population_size, selection_ratio, m_corr, theta, c, variant, repair, partition)
         lower, upper, bounded = standardized_box(self.parametrization)
@@ -129,18 +133,23 @@ class _EDAMCC(base.Optimizer):
         return candidate
 
     def tell(self, candidate: ng.p.Parameter, loss: Any, *args: Any, **kwargs: Any) -> None:
-        """Nevergrad's ``tell``; the strategy gets the loss as given. Nevergrad replaces NaN,
-        inf and anything above 5e20 by 5e20 before its optimizers see it; here NaN and inf
-        rank worst, as everywhere in edamcc, and large finite losses keep their order."""
+        """Nevergrad's ``tell``; the strategy gets Nevergrad's loss, constraint penalties
+        included, but not its clipping: Nevergrad replaces NaN, inf and anything above 5e20 by
+        5e20 before its optimizers see it; here NaN and inf rank worst, as everywhere in
+        edamcc, and large finite losses keep their order."""
         self._raw_loss = loss
         try:
             super().tell(candidate, loss, *args, **kwargs)
         finally:
             self._raw_loss = None
 
-    def _loss(self, clipped: Any) -> float:
+    def _loss(self, passed: Any) -> float:
+        """The loss for the strategy from the one Nevergrad ``passed`` down (a rejected ask's
+        inf, or a told loss with any constraint penalty added)."""
         raw = getattr(self, "_raw_loss", None)
-        return float(raw) if isinstance(raw, (int, float, np.floating, np.integer)) else float(clipped)
+        if not isinstance(raw, (int, float, np.floating, np.integer)) or float(raw) < _CLIP:
+            return float(passed)  # not clipped: Nevergrad's value, penalty included
+        return float(raw) + (float(passed) - _CLIP)  # clipped: the true value, with any penalty on top
 
     def _internal_tell_candidate(self, candidate: ng.p.Parameter, loss: Any) -> None:
         row = candidate._meta.get("edamcc_row")

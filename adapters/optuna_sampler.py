@@ -140,8 +140,8 @@ class EDAMCCSampler(BaseSampler):
                 checked = check_seed(seed)
             except ValueError:
                 checked = None
-            if not isinstance(checked, int):
-                raise ValueError(f"seed: expected a non-negative integer or None (it is stored in the study); got {seed!r}")
+            if not isinstance(checked, int) or checked >= 2**32:  # Optuna's RandomSampler takes 32-bit seeds
+                raise ValueError(f"seed: expected an integer in [0, 2**32) or None (it is stored in the study); got {seed!r}")
             seed = checked
         self._budget = check_budget(budget)
         self._seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else seed

@@ -223,3 +223,27 @@ def test_without_nevergrad_the_import_error_gives_an_install_hint_that_works_fro
     assert proc.returncode != 0
     assert "pip install nevergrad" in proc.stderr and "pip install '.[nevergrad]'" in proc.stderr
     assert "pip install 'edamcc[nevergrad]'" in proc.stderr
+
+
+def test_a_cheap_constraint_lets_the_generations_close_and_the_search_converge():
+    param = ng.p.Array(shape=(4,), lower=-5, upper=5)
+    param.random_state.seed(0)
+    param.register_cheap_constraint(lambda x: x[0] > 0)
+    opt = ng.optimizers.registry["EDAMCC"](parametrization=param, budget=2000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        best = opt.minimize(lambda x: float(np.sum((x - 3) ** 2)))
+    es = opt.strategy
+    assert es.generation > 50 and es.n_in_flight == 0  # rejected asks are told (as inf), not left in flight
+    assert np.sum((best.value - 3) ** 2) < 1e-6
+
+
+def test_constraint_penalties_reach_the_strategy_and_clipping_does_not():
+    opt = ng.optimizers.registry["EDAMCC"](parametrization=ng.p.Array(shape=(3,)), budget=100)
+    seen = []
+    tell = opt.strategy.tell
+    opt.strategy.tell = lambda x, f: (seen.append(float(f)), tell(x, f))
+    for loss, violation in ((1.0, [5.0]), (1.0, None), (1e30, None), (np.inf, None), (np.nan, None)):
+        opt.tell(opt.ask(), loss, constraint_violation=violation)
+    assert seen[0] > 1.0 and seen[1] == 1.0  # the penalized loss, then the loss as given
+    assert seen[2] == 1e30 and seen[3] == np.inf and np.isnan(seen[4])  # not Nevergrad's 5e20

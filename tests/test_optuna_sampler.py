@@ -524,6 +524,6 @@ def test_a_study_with_the_sampler_pickles_and_goes_on_as_the_original():
 
 def test_seed_accepts_numpy_integers_and_refuses_what_a_study_cannot_store():
     assert EDAMCCSampler(seed=np.int64(3))._seed == 3
-    for bad in (-1, True, 1.5, np.random.SeedSequence(1)):
-        with pytest.raises(ValueError, match="^seed: expected a non-negative integer or None"):
+    for bad in (-1, True, 1.5, np.random.SeedSequence(1), 2**32):
+        with pytest.raises(ValueError, match=r"^seed: expected an integer in \[0, 2\*\*32\) or None"):
             EDAMCCSampler(seed=bad)
