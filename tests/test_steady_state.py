@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from edamcc import EDAMCCStrategy, minimize
-from edamcc.checkpoint import load
+from edamcc.checkpoint import load, open_run, save
 from edamcc.evaluation import EvaluationError
 from edamcc.steady_state import SteadyState, infer_workers, queue_limit
 
@@ -270,3 +270,67 @@ def test_dask_checkpoint_interrupt_and_resume(dask_client, tmp_path, hang_guard)
     twice = {p for p, k in Counter(points).items() if k > 1}
     assert twice <= in_flight and max(Counter(points).values()) <= 2
     assert len(set(points)) == 96
+
+
+def sleepy_sphere(x):
+    time.sleep(0.3)
+    return float(np.sum(x**2))
+
+
+def test_a_task_waiting_for_a_worker_does_not_time_out():
+    # one worker, two in flight: the second waits 0.3 s for the worker, then runs 0.3 s; the
+    # clock starts when the pool starts it, so no evaluation takes the 0.5 s timeout
+    with ThreadPoolExecutor(1) as ex:
+        res = minimize(sleepy_sphere, BOUNDS, budget=6, population_size=6, seed=1, executor=ex, max_in_flight=2,
+                       on_error="nan", timeout=0.5)  # fmt: skip
+    assert res.nfev == 6 and res.failures == []
+
+
+def test_results_that_arrived_are_told_when_the_run_stops():
+    def stop_slowly(r):  # by the time the run stops, the other two evaluations have finished
+        time.sleep(0.5)
+        return True
+
+    with ThreadPoolExecutor(3) as ex:
+        res = minimize(sleepy_sphere, BOUNDS, budget=60, population_size=10, seed=2, executor=ex, callback=stop_slowly)
+    # the callback stops at the close of generation 0 (10 rows), with two extra rows in flight
+    assert res.message == "stopped by the callback" and res.nfev == 12 and res.strategy.n_in_flight == 0
+
+
+def test_a_resumed_run_reevaluates_in_flight_rows_only_within_its_limits(tmp_path):
+    calls = []
+
+    def counted(x):
+        calls.append(1)
+        return float(np.sum(x**2))
+
+    path = tmp_path / "run.ckpt"
+    # a checkpoint written with 7 of 10 rows told and 3 in flight
+    es, _, key = open_run(path, BOUNDS, 4, 100, None, {"population_size": 10})
+    x = es.ask()
+    es.tell(x[:7], np.sum(x[:7] ** 2, axis=1))
+    save(path, es, [], key)
+    for executor in (ThreadPoolExecutor(3), None):  # steady state, then serial
+        with open(path, "rb") as fh:
+            saved = fh.read()
+        calls.clear()  # a budget that leaves one evaluation: one of the three is re-run
+        resumed = minimize(counted, BOUNDS, budget=8, population_size=10, seed=4, executor=executor, checkpoint=path)
+        assert resumed.nfev == 8 and len(calls) == 1 and resumed.message == "budget of 8 evaluations spent"
+        calls.clear()  # the run is over: nothing is evaluated again
+        again = minimize(counted, BOUNDS, budget=8, population_size=10, seed=4, executor=executor, checkpoint=path)
+        assert again.nfev == 8 and calls == []
+        path.write_bytes(saved)
+        if executor is not None:
+            executor.shutdown()
+
+
+def test_an_executor_that_is_no_executor_or_refuses_work_is_named_before_any_evaluation():
+    with pytest.raises(TypeError, match="^executor: expected an object with submit"):
+        minimize(sphere, BOUNDS, budget=10, executor=4)
+    ex = ThreadPoolExecutor(2)
+    ex.shutdown()
+    for policy in ("raise", "nan"):
+        with pytest.raises(ValueError, match="^executor: it refused the first task"):
+            minimize(sphere, BOUNDS, budget=10, executor=ex, on_error=policy)
+    with ProcessPoolExecutor(2) as pool, pytest.raises(TypeError, match="^fun: the executor cannot send it to its workers"):
+        minimize(lambda x: float(np.sum(x**2)), BOUNDS, budget=10, executor=pool, on_error="nan")

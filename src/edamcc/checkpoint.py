@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .evaluation import Failure
 from .settings import check_seconds
@@ -142,6 +143,16 @@ def open_run(path: str | os.PathLike[str], bounds: Any, seed: Any, budget: int |
         strategy, failures = load(path, key)
         strategy.set_limits(budget=budget, target=target)
     return strategy, failures, key
+
+
+def rerun_rows(strategy: EDAMCCStrategy) -> NDArray[np.float64]:
+    """The rows in flight when the checkpoint was written that a resumed run evaluates again:
+    none once the run has stopped (budget or target reached), never more than the budget leaves."""
+    rows = strategy.pending()
+    if strategy.stop_reason is not None:
+        return rows[:0]
+    left = None if strategy.budget is None else max(0, strategy.budget - strategy.evaluations)
+    return rows if left is None else rows[:left]
 
 
 class Checkpointer:

@@ -85,9 +85,10 @@ def minimize(
             ``result.failures``. A dead worker process and a timeout count as failures. A
             value that is not one real number (None, a string, complex, a wrong shape) raises
             ``TypeError`` under both policies: that is a bug in ``fun``.
-        timeout: with ``executor``: seconds an evaluation may take; later it is a failure and
-            its future is cancelled (abandoned if already running). Without ``executor``:
-            ``ValueError``, as nothing else could honour it.
+        timeout: with ``executor``: seconds an evaluation may take, counted from when a
+            ``concurrent.futures`` pool starts it (from the submit for other executors); later
+            it is a failure and its future is cancelled (abandoned if already running).
+            Without ``executor``: ``ValueError``, as nothing else could honour it.
         checkpoint: a file path; the run's state is written there atomically and a call with
             the file present resumes from it (same dimension, bounds, seed and options, else
             ``ValueError``; the budget may differ). Candidates in flight when it was written
@@ -119,6 +120,9 @@ def minimize(
     if max_in_flight is not None:
         check_count(max_in_flight, "max_in_flight")
     check_workers(workers)
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise TypeError(f"executor: expected an object with submit(fn, *args) (a concurrent.futures executor, a Dask "
+                        f"Client or client.get_executor()); got {executor!r}")
     if executor is not None and (workers is not None or vectorized):
         raise ValueError("executor: use either executor= or workers=/vectorized=, not both")
     for name, value in (("timeout", timeout), ("max_in_flight", max_in_flight)):
@@ -204,7 +208,7 @@ def _run_batches(es: EDAMCCStrategy, fun: Objective, workers: int | MapLike | No
         owner = getattr(workers, "__self__", None)
         n_chunks = int(getattr(owner, "_max_workers", 0) or 4)
     try:
-        x = es.pending()  # rows in flight when a checkpoint was written: evaluate them again
+        x = ckpt.rerun_rows(es)  # rows in flight when a checkpoint was written: evaluate them again
         while True:
             if x.shape[0] == 0:
                 reason = es.stop_reason

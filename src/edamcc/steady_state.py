@@ -15,11 +15,20 @@ worker) exceeds 5% of a typical evaluation (median of the last 16 durations), ca
 kept queued beyond the number of workers: at most one in total for a ``concurrent.futures``
 pool, at most one per worker thread for Dask. Off with ``timeout=`` or an explicit
 ``max_in_flight=``.
+
+Timeouts: a ``concurrent.futures`` pool reports when it starts a task, and the clock of
+``timeout`` starts then (for a process pool, when the task goes to the workers' call queue),
+so a task waiting for a worker (behind an abandoned one that still holds its thread) does not
+time out; other executors, Dask's included, are timed from the submit.
+
+When the run stops (budget, target, callback), results that have already arrived are told
+before it returns; rows still running stay pending (a checkpoint resume evaluates them again).
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import pickle
 import time
 from collections import deque
 from collections.abc import Callable
@@ -28,11 +37,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .checkpoint import rerun_rows
 from .checks import is_int
 from .evaluation import EvaluationError, Failure, evaluate_rows_timed, format_error
 from .settings import check_count
 from .strategy import EDAMCCStrategy
 
+START_POLL = 1.0  # at most this many seconds between looks at whether queued tasks have started
 QUEUE_THRESHOLD = 0.05  # queue beyond the workers while the round trip exceeds this fraction of an evaluation
 WINDOW = 16  # tasks in the running medians of the round trip and of the evaluation time
 
@@ -116,10 +127,13 @@ class SteadyState:
         self.max_queued = int(max_queued)
         self.failures: list[Failure] = []
         self._flight: dict[Any, tuple[NDArray[np.float64], float, bool]] = {}  # x, submit time, queued
+        self._started: dict[Any, float] = {}  # when each task in flight was seen running (the timeout's clock)
+        self._reports_start = isinstance(executor, (cf.ThreadPoolExecutor, cf.ProcessPoolExecutor))
         self._round_trips: deque[float] = deque(maxlen=WINDOW)
         self._durations: deque[float] = deque(maxlen=WINDOW)
         self._max_seen = 0
-        self._submit_kwargs = {"pure": False} if hasattr(executor, "nthreads") else {}
+        # Dask (a Client or client.get_executor()) would merge equal submissions of a pure task
+        self._submit_kwargs = {"pure": False} if type(executor).__module__.split(".")[0] == "distributed" else {}
 
     @property
     def n_in_flight(self) -> int:
@@ -147,8 +161,17 @@ class SteadyState:
     def _submit(self, x: NDArray[np.float64]) -> None:
         queued = len(self._flight) >= self.n_workers  # no worker free when it was submitted
         fut = self.executor.submit(evaluate_rows_timed, self.fun, x, self.on_error, **self._submit_kwargs)
-        self._flight[fut] = (x, time.monotonic(), queued)
+        now = time.monotonic()
+        self._flight[fut] = (x, now, queued)
+        if not self._reports_start:
+            self._started[fut] = now
         self._max_seen = max(self._max_seen, len(self._flight))
+
+    def _note_starts(self, now: float) -> None:
+        """Start the timeout clock of the tasks the pool has started since the last look."""
+        for fut in self._flight:
+            if fut not in self._started and (fut.running() or fut.done()):
+                self._started[fut] = now
 
     def _next_candidate(self) -> NDArray[np.float64]:
         x = self.es.ask(1)
@@ -162,12 +185,20 @@ class SteadyState:
 
     def _collect(self, fut: Any, now: float) -> None:
         x, submitted, queued = self._flight.pop(fut)
+        self._started.pop(fut, None)
         try:
             pairs, seconds = fut.result()
         except (EvaluationError, TypeError):
             raise
-        except Exception as exc:  # the worker died (BrokenProcessPool, KilledWorker, ...)
+        except (pickle.PicklingError, AttributeError) as exc:
+            if "pickle" not in str(exc).lower() and not isinstance(exc, pickle.PicklingError):
+                self._fail(x, format_error(exc), exc)
+                return
+            raise TypeError(f"fun: the executor cannot send it to its workers ({format_error(exc)}); "
+                            "pass a function defined at module level") from exc
+        except (Exception, SystemExit) as exc:  # the worker died (BrokenProcessPool, KilledWorker, sys.exit, ...)
             self._fail(x, format_error(exc), exc)
+            exc.__traceback__ = None  # else its frames keep this future (and a Dask task) alive
             return
         self._durations.append(seconds)
         if not queued:  # a queued task's wait for a worker is not the round trip
@@ -186,54 +217,91 @@ class SteadyState:
                 self._collect(fut, now)
             else:
                 x = self._flight.pop(fut)[0]
+                self._started.pop(fut, None)
                 fut.cancel()
                 self._fail(x, text, None)
 
     def run(self, after_tell: Callable[[], str | None]) -> str:
-        """Run until the strategy stops or ``after_tell`` returns a message; that message."""
-        es = self.es
-        for row in es.pending():  # in flight when a checkpoint was written: ask again
-            self._submit(row[None, :])
+        """Run until the strategy stops or ``after_tell`` returns a message; that message.
+        Results already arrived when it stops are told; the rows still running stay pending."""
         try:
-            while True:
-                reason = es.stop_reason
-                if reason is not None:
-                    return reason
-                while len(self._flight) < self.n_workers + self.n_queued_allowed():
-                    x = self._next_candidate()
-                    if x.shape[0] == 0:
-                        break
-                    try:
-                        self._submit(x)
-                    except Exception as exc:  # a broken pool refuses new work
-                        text = f"the executor cannot run tasks any more: {format_error(exc)}"
-                        if self.on_error == "raise":
-                            raise EvaluationError(text, x[0]) from exc
-                        self._fail(x, text, exc)  # asked and never run
-                        self._settle_flight(text)
-                        return f"stopped: the executor cannot run tasks any more ({format_error(exc)})"
-                if not self._flight:
-                    return "no candidates left to evaluate"
-                wait_for = None
-                if self.timeout is not None:
-                    oldest = min(t for _, t, _ in self._flight.values())
-                    wait_for = max(0.0, oldest + self.timeout - time.monotonic())
-                done = _wait_first(list(self._flight), wait_for)
-                now = time.monotonic()
-                for fut in done:
-                    self._collect(fut, now)
-                    message = after_tell()
-                    if message is not None:
-                        return message
-                if self.timeout is not None:
-                    for fut, (x, t0, _) in list(self._flight.items()):
-                        if fut not in done and now - t0 >= self.timeout:
-                            fut.cancel()
-                            del self._flight[fut]
-                            self._fail(x, f"TimeoutError: no result after {self.timeout} s", None)
-                            message = after_tell()
-                            if message is not None:
-                                return message
+            message = self._loop(after_tell)
+            self._tell_arrived()
+            return message
         finally:
             for fut in self._flight:
                 fut.cancel()
+
+    def _tell_arrived(self) -> None:
+        """Tell the results that arrived but were not collected when the run stopped (a failed
+        evaluation among them is left pending: the run has ended, a resume retries it)."""
+        now = time.monotonic()
+        for fut in [f for f in self._flight if f.done() and not f.cancelled()]:
+            try:
+                pairs = fut.result()[0]
+            except (Exception, SystemExit):  # not told: stays pending
+                continue
+            if pairs[0][1] is None or self.on_error == "nan":
+                self._collect(fut, now)
+
+    def _loop(self, after_tell: Callable[[], str | None]) -> str:
+        es = self.es
+        rerun = rerun_rows(es)  # in flight when a checkpoint was written, within the budget: again
+        for row in rerun:
+            message = self._submit_or_stop(row[None, :])
+            if message is not None:
+                return message
+        while True:
+            reason = es.stop_reason
+            if reason is not None:
+                return reason
+            while len(self._flight) < self.n_workers + self.n_queued_allowed():
+                x = self._next_candidate()
+                if x.shape[0] == 0:
+                    break
+                message = self._submit_or_stop(x)
+                if message is not None:
+                    return message
+            if not self._flight:
+                return "no candidates left to evaluate"
+            wait_for = None
+            if self.timeout is not None:
+                now = time.monotonic()
+                self._note_starts(now)
+                clocks = [t + self.timeout - now for t in self._started.values()]
+                waiting = len(self._started) < len(self._flight)  # queued tasks: look again soon
+                wait_for = max(0.0, min(clocks + ([min(START_POLL, self.timeout / 10)] if waiting else [])))
+            done = _wait_first(list(self._flight), wait_for)
+            now = time.monotonic()
+            for fut in done:
+                self._collect(fut, now)
+                message = after_tell()
+                if message is not None:
+                    return message
+            if self.timeout is not None:
+                self._note_starts(now)
+                for fut, t0 in list(self._started.items()):
+                    if fut not in done and now - t0 >= self.timeout:
+                        x = self._flight.pop(fut)[0]
+                        del self._started[fut]
+                        fut.cancel()
+                        self._fail(x, f"TimeoutError: no result after {self.timeout} s", None)
+                        message = after_tell()
+                        if message is not None:
+                            return message
+
+    def _submit_or_stop(self, x: NDArray[np.float64]) -> str | None:
+        """Submit ``x``; if the executor refuses work, end the run: a message, or an error if
+        it refused the very first task (then nothing was ever evaluated on it)."""
+        try:
+            self._submit(x)
+        except Exception as exc:  # a shut-down or broken pool refuses new work
+            if self._max_seen == 0:
+                raise ValueError(f"executor: it refused the first task ({format_error(exc)}); is it shut down?") from exc
+            text = f"the executor cannot run tasks any more: {format_error(exc)}"
+            if self.on_error == "raise":
+                raise EvaluationError(text, x[0]) from exc
+            self._fail(x, text, exc)  # asked and never run
+            self._settle_flight(text)
+            return f"stopped: the executor cannot run tasks any more ({format_error(exc)})"
+        return None
