@@ -15,9 +15,9 @@ import numpy as np
 from . import __version__
 from .benchmark_functions import cec2005_instance, get_function, list_functions
 from .checkpoint import check_path, open_run, read
+from .checks import is_int
 from .optimize import minimize
 from .restarts import GROWTH
-from .checks import is_int
 from .settings import DEFAULT_VARIANT, Resolved, Settings, check_seed, default_budget
 from .structure_record import StructureRecord
 from .wi_threshold import chance_strong

@@ -13,9 +13,9 @@ from scipy.optimize import OptimizeResult
 
 from . import checkpoint as ckpt
 from .bounds import parse_bounds
+from .checks import is_int
 from .evaluation import Failure, check_on_error, evaluate_batch, evaluate_vectorized
 from .progress import Progress
-from .checks import is_int
 from .settings import check_count, check_seconds, default_budget
 from .steady_state import SteadyState, infer_workers, queue_limit
 from .strategy import EDAMCCStrategy

@@ -22,10 +22,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .bounds import parse_bounds, repair
+from .checks import is_int
 from .generation import ClosedGeneration, close_generation, start_adaptation
 from .ledger import Ledger, as_batch
 from .models import UniformModel
-from .checks import is_int
 from .settings import DEFAULT_VARIANT, Settings, check_budget, check_seed, check_target
 from .restarts import MAX_RESTARTS, next_population_size, restart_reason
 from .stopping import Progress, no_progress_window
