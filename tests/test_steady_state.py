@@ -2,6 +2,7 @@ import faulthandler
 import os
 import pickle
 import sys
+import threading
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -334,3 +335,18 @@ def test_an_executor_that_is_no_executor_or_refuses_work_is_named_before_any_eva
             minimize(sphere, BOUNDS, budget=10, executor=ex, on_error=policy)
     with ProcessPoolExecutor(2) as pool, pytest.raises(TypeError, match="^fun: the executor cannot send it to its workers"):
         minimize(lambda x: float(np.sum(x**2)), BOUNDS, budget=10, executor=pool, on_error="nan")
+
+
+class _Locked:  # a callable that cannot be pickled: it holds a lock
+    def __init__(self):
+        self.lock = threading.Lock()
+
+    def __call__(self, x):
+        return float(np.sum(x**2))
+
+
+def test_a_fun_that_cannot_be_pickled_is_named_whatever_pickle_raises():
+    with ProcessPoolExecutor(2) as pool:
+        for policy in ("raise", "nan"):
+            with pytest.raises(TypeError, match="^fun: the executor cannot send it to its workers"):
+                minimize(_Locked(), BOUNDS, budget=10, executor=pool, on_error=policy)

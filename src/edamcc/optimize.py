@@ -86,7 +86,8 @@ def minimize(
             value that is not one real number (None, a string, complex, a wrong shape) raises
             ``TypeError`` under both policies: that is a bug in ``fun``.
         timeout: with ``executor``: seconds an evaluation may take, counted from when a
-            ``concurrent.futures`` pool starts it (from the submit for other executors); later
+            ``concurrent.futures`` pool starts it (for a process pool: when it enters the
+            workers' call queue; from the submit for other executors); later
             it is a failure and its future is cancelled (abandoned if already running).
             Without ``executor``: ``ValueError``, as nothing else could honour it.
         checkpoint: a file path; the run's state is written there atomically and a call with

@@ -2,8 +2,8 @@
 
 Whenever a result arrives it is told to the strategy and the next candidate is submitted:
 the current generation's (``ask(1)``) or, once all of it is handed out, one drawn from the
-current model (``ask_extra(1)``). Works with any object whose ``submit`` returns futures with
-``result()``/``exception()``: :class:`concurrent.futures.ProcessPoolExecutor`,
+current model (``ask_extra(1)``). Works with any object whose ``submit`` returns
+:class:`concurrent.futures.Future` objects or Dask futures: :class:`concurrent.futures.ProcessPoolExecutor`,
 :class:`~concurrent.futures.ThreadPoolExecutor`, a ``dask.distributed.Client`` or
 ``client.get_executor()``. Dask is imported only when the futures are Dask's.
 
@@ -17,9 +17,11 @@ pool, at most one per worker thread for Dask. Off with ``timeout=`` or an explic
 ``max_in_flight=``.
 
 Timeouts: a ``concurrent.futures`` pool reports when it starts a task, and the clock of
-``timeout`` starts then (for a process pool, when the task goes to the workers' call queue),
-so a task waiting for a worker (behind an abandoned one that still holds its thread) does not
-time out; other executors, Dask's included, are timed from the submit.
+``timeout`` starts then, so on a thread pool a task waiting for a worker (also behind an
+abandoned one that still holds its thread) does not time out. A process pool reports a task
+as started when it enters the workers' call queue (max_workers + 1 tasks), so there a task
+queued behind an abandoned, still running evaluation can time out. Other executors, Dask's
+included, are timed from the submit.
 
 When the run stops (budget, target, callback), results that have already arrived are told
 before it returns; rows still running stay pending (a checkpoint resume evaluates them again).
@@ -188,14 +190,16 @@ class SteadyState:
         self._started.pop(fut, None)
         try:
             pairs, seconds = fut.result()
-        except (EvaluationError, TypeError):
+        except EvaluationError:
             raise
-        except (pickle.PicklingError, AttributeError) as exc:
-            if "pickle" not in str(exc).lower() and not isinstance(exc, pickle.PicklingError):
-                self._fail(x, format_error(exc), exc)
-                return
-            raise TypeError(f"fun: the executor cannot send it to its workers ({format_error(exc)}); "
-                            "pass a function defined at module level") from exc
+        except (pickle.PicklingError, AttributeError, TypeError) as exc:
+            if isinstance(exc, pickle.PicklingError) or "pickle" in str(exc).lower():  # a setup error, not a failure
+                raise TypeError(f"fun: the executor cannot send it to its workers ({format_error(exc)}); "
+                                "pass a picklable function, defined at module level") from exc
+            if isinstance(exc, TypeError):  # a value that is not one real number: a bug in fun
+                raise
+            self._fail(x, format_error(exc), exc)
+            return
         except (Exception, SystemExit) as exc:  # the worker died (BrokenProcessPool, KilledWorker, sys.exit, ...)
             self._fail(x, format_error(exc), exc)
             exc.__traceback__ = None  # else its frames keep this future (and a Dask task) alive

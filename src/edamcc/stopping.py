@@ -13,7 +13,10 @@ In the order they are checked:
 * **flat fitness** (pycma's ``tolflatfitness``, with a longer patience): in each of the last
   ``FLAT_GENERATIONS`` = 10 generations, every finite value was the same.
 
-The last two are what stops an ask/tell loop on a constant objective.
+The last two are what stops an ask/tell loop of the paper's variants on a constant objective.
+The self-adaptive variants do not stop on the last three: they restart on their own criteria
+(:mod:`edamcc.restarts`) and stop once their restarts are used, so on a constant objective
+they run much longer (or to the budget).
 """
 
 from __future__ import annotations
