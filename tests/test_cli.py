@@ -106,6 +106,19 @@ def test_a_checkpointed_run_resumes_with_the_saved_seed_and_population(tmp_path,
         assert captured.out == "" and message in captured.err
 
 
+def test_the_chance_line_of_a_run_with_restarts_is_each_generations_own(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["solve", "F1", "--dim", "10", "--seed", "1", "--budget", "20000", "-q", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    data = json.loads(out.read_text())
+    s = data["structure"]
+    assert data["restarts"] and len(set(s["wi_rows"])) > 1  # restarts changed WI's rows
+    assert s["chance_n_strong"] == pytest.approx(np.mean(s["chance_n_strong_per_generation"]))
+    assert f"about {s['chance_n_strong']:.1f} of 10 variables would be called strong on average over the generations" in text
+    # the sizes reported beside the population are the first run's, as in the header
+    assert (data["population_size"], data["m_corr"]) == (10, 5) and "M = 10," in text
+
+
 def _seed_in_header(text):
     return int(re.search(r"seed = (\d+) \(drawn: repeat the run with --seed \1\)", text).group(1))
 

@@ -64,3 +64,12 @@ def test_dependency_groups_are_the_linked_sets():
         freq[i, j] = freq[j, i] = 0.3
     freq[1, 4] = freq[4, 1] = 0.01  # below the threshold
     assert [g.tolist() for g in dependency_groups(freq)] == [[0, 5, 6], [2, 3]]
+
+
+def test_theta_must_be_the_number_wi_used(tmp_path):
+    es = EDAMCCStrategy(bounds=[(-5, 5)] * 4, population_size=20, seed=0)
+    for _ in range(3):
+        x = es.ask()
+        es.tell(x, np.sum(x**2, axis=1))
+    with pytest.raises(ValueError, match="^theta: expected the number WI used"):
+        plot_structure(es.structure, path=str(tmp_path / "t.png"), m_corr=6, theta="auto")

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from edamcc import EDAMCCStrategy, StructureRecord, aggregate
+from edamcc.wi_threshold import chance_strong, pair_exceeds
 
 
 def test_record_keeps_n_strong_q_and_pairs_and_aggregates_runs():
@@ -69,3 +70,38 @@ def test_pair_counts_reveal_rosenbrocks_chain():
     freq = es.structure.pair_frequency()
     far = np.abs(np.subtract.outer(np.arange(10), np.arange(10))) >= 3
     assert freq[far].max() < 0.05
+
+
+def test_the_chance_floor_follows_each_wi_calls_rows_and_threshold_across_restarts():
+    es = EDAMCCStrategy(bounds=[(-5, 5)] * 12, variant="edamcc-csa", seed=1, record_pairs=True)
+    while len(es.restarts) < 2:  # a plateau below 1: every run restarts on tolfun
+        x = es.ask()
+        es.tell(x, np.floor(np.sum(x**2, axis=1)))
+    rec = es.structure
+    rows, thetas = rec.wi_rows, rec.wi_theta
+    assert len(set(rows.tolist())) >= 2  # restarts gave WI more rows
+    expected = [chance_strong(12, int(r), t) for r, t in zip(rows, thetas)]
+    np.testing.assert_allclose(rec.chance_n_strong(), expected)
+    assert rec.chance_pair_frequency() == pytest.approx(np.mean([pair_exceeds(t, int(r)) for r, t in zip(rows, thetas)]))
+    d = rec.to_dict()
+    assert d["wi_rows"] == rows.tolist() and d["chance_n_strong"] == pytest.approx(expected)
+    d["n_strong"].append(99)
+    d["generations"].clear()
+    assert rec.n_strong.size == rec.generations.size == len(rows)  # the dict holds copies
+    bare = StructureRecord(3)
+    bare.add(0, 10, np.array([True, False, False]))  # a record without WI's sizes: no floor
+    assert np.isnan(bare.chance_n_strong()).all() and bare.chance_pair_frequency() is None
+
+
+def test_aggregate_refuses_records_thinned_differently_and_takes_any_iterable():
+    def one(every):
+        es = EDAMCCStrategy(bounds=[(-5, 5)] * 4, population_size=20, seed=0, record_every=every)
+        for _ in range(6):
+            x = es.ask()
+            es.tell(x, np.sum(x**2, axis=1))
+        return es.structure
+
+    a, b = one(1), one(1)
+    assert aggregate(iter([a, b]))[1].shape == (4, 6)
+    with pytest.raises(ValueError, match="record_every"):
+        aggregate([a, one(5)])

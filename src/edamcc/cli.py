@@ -20,7 +20,6 @@ from .optimize import minimize
 from .restarts import GROWTH
 from .settings import DEFAULT_VARIANT, Resolved, Settings, check_seed, default_budget
 from .structure_record import StructureRecord
-from .wi_threshold import chance_strong
 from .variants import VARIANTS, get_variant
 
 
@@ -207,18 +206,22 @@ def _solve(args: argparse.Namespace) -> int:
         parser.error(str(exc))
     elapsed = time.perf_counter() - start
     error = f.error(result.fun)
-    m_corr = result.strategy.m_corr
     record = result.structure
     print(f"best F(x) = {result.fun:.10e}   error F(x) - F(x*) = {error:.4e}{'  (counted as 0: < 1e-12)' if error < 1e-12 else ''}")
     print(f"{result.nfev} evaluations, {result.nit} generations, {elapsed:.1f} s; stopped: {result.message}")
     summary = _structure_summary(record)
     if summary:
-        summary["chance_n_strong"] = chance_strong(f.dimension, m_corr, result.strategy.theta) if m_corr >= 3 else None
+        chance = record.chance_n_strong()  # type: ignore[union-attr]  # per WI call: restarts change m_corr and theta
+        summary["chance_n_strong"] = float(np.nanmean(chance)) if np.isfinite(chance).any() else None
         print(f"learned structure: mean #strong {summary['mean_n_strong']:.1f} / {f.dimension}, final {summary['final_n_strong']}")
         if summary["chance_n_strong"] is not None:
             expected = summary["chance_n_strong"]
-            print(f"  chance alone: about {expected:.{0 if expected >= 10 else 1}f} of {f.dimension} variables would be called strong "
-                  f"at n = {f.dimension}, m_corr = {m_corr}, theta = {result.strategy.theta:.3g}")  # fmt: skip
+            rows, thetas = record.wi_rows, record.wi_theta  # type: ignore[union-attr]
+            where = (f"at n = {f.dimension}, m_corr = {rows[-1]:.0f}, theta = {thetas[-1]:.3g}"
+                     if np.nanmin(rows) == np.nanmax(rows) and np.nanmin(thetas) == np.nanmax(thetas)
+                     else f"on average over the generations (m_corr from {np.nanmin(rows):.0f} to {np.nanmax(rows):.0f}, "
+                     f"theta from {np.nanmin(thetas):.3g} to {np.nanmax(thetas):.3g})")  # fmt: skip
+            print(f"  chance alone: about {expected:.{0 if expected >= 10 else 1}f} of {f.dimension} variables would be called strong {where}")
         print("  most often strong (variable: fraction of generations): " + ", ".join(f"x{i}: {p:.2f}" for i, p in summary["most_often_strong"]))
         if "strongest_pairs" in summary:
             print("  most often dependent pairs (|corr| > theta): " + ", ".join(f"(x{i}, x{j}): {p:.2f}" for i, j, p in summary["strongest_pairs"]))
@@ -227,11 +230,14 @@ def _solve(args: argparse.Namespace) -> int:
         payload = {
             "function": f.name, "dimension": f.dimension, "instance_seed": args.instance_seed, "seed": seed,
             "seed_drawn": drawn, "variant": variant.name, "budget": budget, "population_size": population_size,
-            "selection_ratio": rules.settings.selection_ratio, "m_corr": m_corr, "theta": result.strategy.theta, "c": args.c,
+            "selection_ratio": rules.settings.selection_ratio, "m_corr": rules.m_corr, "theta": rules.theta, "c": args.c,
+            "restarts": result.strategy.restarts,
             "best_f": result.fun, "error": error, "x": None if result.x is None else result.x.tolist(),
             "nfev": result.nfev, "nit": result.nit, "message": result.message, "seconds": elapsed,
             "structure": summary | ({} if record is None else {
                 "evaluations": record.evaluations.tolist(), "n_strong": record.n_strong.tolist(),
+                "wi_rows": record.wi_rows.tolist(), "wi_theta": record.wi_theta.tolist(),
+                "chance_n_strong_per_generation": record.chance_n_strong().tolist(),
                 "strong_frequency": record.strong_frequency().tolist()}),
         }  # fmt: skip
         try:
@@ -251,7 +257,7 @@ def _solve(args: argparse.Namespace) -> int:
             from .structure_plot import plot_structure
 
             try:
-                plot_structure(record, errors=history, m_corr=m_corr, theta=result.strategy.theta, path=args.plot,
+                plot_structure(record, errors=history, path=args.plot,
                                title=f"{variant.name} on {f.name} ({f.title}), n = {f.dimension}, seed = {seed}")  # fmt: skip
             except OSError as exc:
                 print(f"edamcc solve: could not write --plot {args.plot}: {exc.strerror or exc}", file=sys.stderr)

@@ -374,7 +374,8 @@ class EDAMCCStrategy:
         if fitted.weak is not None:
             self._weak_mask = fitted.weak
             if self._record is not None:
-                self._record.add(self.generation - 1, self._nfev, ~fitted.weak)
+                rows, theta = self._rules.wi_sizes(closed.selected.shape[0])  # type: ignore[union-attr]
+                self._record.add(self.generation - 1, self._nfev, ~fitted.weak, rows=rows, theta=theta)
         else:  # no WI: univariate variables count as weak, grouped or chained ones as strong
             weak = np.full(self.dimension, not self.variant.chain)
             for stack in fitted.partition:

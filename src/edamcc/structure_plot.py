@@ -28,6 +28,7 @@ from .wi_threshold import chance_strong, pair_exceeds
 
 #: pairs found dependent in at least this fraction of WI calls are edges for the ordering
 ORDER_THRESHOLD = 0.05
+NOISE_RANGE = 100.0  # panel (c) spans at least this factor above the chance rate, so noise stays faint
 
 
 def dependency_order(frequency: NDArray[np.float64], threshold: float = ORDER_THRESHOLD) -> NDArray[np.intp]:
@@ -78,12 +79,15 @@ def plot_structure(
         errors: ``(evaluations, best error)`` pairs, e.g. collected by :func:`edamcc.minimize`'s
             callback from ``r.nfev`` and ``r.fun`` (minus F(x*) when known). None: panel (a)
             says there is no error history.
-        m_corr, theta: WI's sizes, for the chance line in panel (b); without both the line is
-            left out.
+        m_corr, theta: WI's sizes for a constant chance line in panel (b) and the colour
+            floor of panel (c). None (default): each WI call's own rows and threshold as the
+            record holds them (they change at restarts), a stepped line; left out if unknown.
         title: a title over the figure.
     """
     if record.n_strong.size == 0:
         raise ValueError("record: no generation was recorded, there is nothing to draw")
+    if theta is not None and (isinstance(theta, bool) or not isinstance(theta, (int, float, np.floating))):
+        raise ValueError(f"theta: expected the number WI used (es.theta) or None; got {theta!r}")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -101,7 +105,10 @@ def plot_structure(
 
     if title:
         fig.suptitle(title, fontsize=12)
-    chance = "" if m_corr is None or theta is None else f" (dashed: expected by chance alone, m_corr = {m_corr}, theta = {theta:g})"
+    if m_corr is not None and theta is not None:
+        chance = f" (dashed: expected by chance alone, m_corr = {m_corr}, theta = {theta:g})"
+    else:
+        chance = " (dashed: chance alone, at each generation's m_corr and theta)" if np.isfinite(record.chance_n_strong()).any() else ""
     caption = (
         "(a) best error found so far. (b) number of variables WI calls strong (|corr| > theta to some other variable)"
         f"{chance}:\nnear the dashed line the strong set is mostly noise, clearly above it the problem couples variables.\n"
@@ -140,6 +147,8 @@ def _strong_panel(ax: Any, record: StructureRecord, m_corr: int | None, theta: f
     if m_corr is not None and theta is not None and m_corr >= 3:
         expected = chance_strong(n, m_corr, theta)
         ax.axhline(expected, ls="--", color="0.3", lw=1, label=f"chance alone: {expected:.0f}")
+    elif m_corr is None and theta is None and np.isfinite(chance := record.chance_n_strong()).any():
+        ax.step(evaluations, chance, where="post", ls="--", color="0.3", lw=1, label=f"chance alone: {np.nanmean(chance):.1f} on average")
     ax.set_ylim(0, n * 1.05)
     ax.set_xlabel("evaluations")
     ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 4))
@@ -150,7 +159,15 @@ def _strong_panel(ax: Any, record: StructureRecord, m_corr: int | None, theta: f
 
 def _pairs_panel(fig: Any, ax: Any, record: StructureRecord, m_corr: int | None, theta: float | None) -> str:
     n = record.dimension
-    above = "|corr| > theta" if theta is None else f"|corr| > {theta:g}"
+    thetas = record.wi_theta[np.isfinite(record.wi_theta)]
+    if theta is not None:
+        above = f"|corr| > {theta:g}"
+    elif thetas.size and thetas.min() == thetas.max():
+        above = f"|corr| > {thetas[0]:g}"
+    elif thetas.size:
+        above = f"|corr| > theta ({thetas.min():.3g} to {thetas.max():.3g})"
+    else:
+        above = "|corr| > theta"
     if record.pair_counts is None:
         freq = record.strong_frequency()
         order = np.argsort(-freq, kind="stable")
@@ -171,7 +188,9 @@ def _pairs_panel(fig: Any, ax: Any, record: StructureRecord, m_corr: int | None,
     floor = 1.0 / max(record.n_wi_calls, 1)
     if m_corr is not None and theta is not None and m_corr >= 3:
         floor = max(floor, pair_exceeds(theta, m_corr))
-    top = max(float(shown.max()), 2 * floor)
+    elif m_corr is None and theta is None and (rate := record.chance_pair_frequency()) is not None:
+        floor = max(floor, rate)
+    top = max(float(shown.max()), NOISE_RANGE * floor)  # noise, a few times the floor, stays faint
     image = ax.imshow(np.clip(shown, floor, None), cmap="Blues", norm=LogNorm(vmin=floor, vmax=top), interpolation="nearest")
     ax.set_title(f"(c) pairs with {above}", fontsize=10, loc="left")
     position = np.empty(n, dtype=np.intp)

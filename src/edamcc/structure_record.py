@@ -8,8 +8,10 @@
 * beyond the paper: pair counts, how often each pair (i, j) had |corr| > theta. Divided by
   the number of WI calls this is a dependency graph a user can read (e.g. Rosenbrock's chain).
   It costs an ``(n, n)`` uint32 array, so it is off by default above ``PAIR_COUNTS_AUTO_LIMIT``.
-* the noise floor (:func:`chance_strong`): how many variables WI calls strong by chance alone,
-  when every variable is independent, so a #strong curve can be read against it.
+* the noise floor: how many variables WI calls strong by chance alone, when every variable is
+  independent (:func:`~edamcc.wi_threshold.chance_strong`), for each WI call's own rows and
+  threshold (:meth:`StructureRecord.chance_n_strong`): restarts change m_corr, and with it
+  theta="auto", so the floor moves during a run.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .checks import is_int
+from .wi_threshold import chance_strong, pair_exceeds
 
 PAIR_COUNTS_AUTO_LIMIT = 2000
 
@@ -38,7 +41,7 @@ def _pair_frequency(counts: NDArray[np.floating], calls: int) -> NDArray[np.floa
 
 
 class StructureRecord:
-    """The learned structure of one run (or, after :func:`aggregate`, of several)."""
+    """The learned structure of one run (its restarts included); :func:`aggregate` combines runs."""
 
     def __init__(self, dimension: int, *, every: int = 1, pairs: bool = False) -> None:
         self.dimension = int(dimension)
@@ -49,17 +52,24 @@ class StructureRecord:
         self._q_generations: list[int] = []
         self._q_evaluations: list[int] = []
         self._q_bits: list[NDArray[np.uint8]] = []
+        self._wi_rows: list[int | None] = []  # the rows each WI call correlated (m_corr, or fewer)
+        self._wi_theta: list[float | None] = []  # and its threshold
         self.pair_counts: NDArray[np.uint32] | None = (
             np.zeros((dimension, dimension), dtype=np.uint32) if pairs else None
         )
         self.n_wi_calls = 0
         self.n_runs = 1
 
-    def add(self, generation: int, evaluations: int, strong: NDArray[np.bool_]) -> None:
-        """Record the strong set S found by WI at ``generation`` (after ``evaluations`` evaluations)."""
+    def add(self, generation: int, evaluations: int, strong: NDArray[np.bool_], *, rows: int | None = None,
+            theta: float | None = None) -> None:  # fmt: skip
+        """Record the strong set S found by WI at ``generation`` (after ``evaluations``
+        evaluations), from ``rows`` rows with threshold ``theta`` (None: not known; the chance
+        floor of that call is then unknown)."""
         self.n_wi_calls += 1
-        self._generations.append(generation)
-        self._evaluations.append(evaluations)
+        self._generations.append(int(generation))
+        self._evaluations.append(int(evaluations))
+        self._wi_rows.append(None if rows is None else int(rows))
+        self._wi_theta.append(None if theta is None else float(theta))
         self._n_strong.append(int(strong.sum()))
         if (len(self._generations) - 1) % self.every == 0:
             self._q_generations.append(generation)
@@ -90,6 +100,29 @@ class StructureRecord:
     def q_evaluations(self) -> NDArray[np.int64]:
         """The evaluations told when each column of Q was recorded (its x axis in evaluations)."""
         return np.asarray(self._q_evaluations, dtype=np.int64)
+
+    @property
+    def wi_rows(self) -> NDArray[np.float64]:
+        """The rows each WI call correlated (m_corr, or fewer after failures; NaN: not known)."""
+        return np.array([np.nan if r is None else r for r in self._wi_rows], dtype=np.float64)
+
+    @property
+    def wi_theta(self) -> NDArray[np.float64]:
+        """The threshold of each WI call (NaN: not known)."""
+        return np.array([np.nan if t is None else t for t in self._wi_theta], dtype=np.float64)
+
+    def chance_n_strong(self) -> NDArray[np.float64]:
+        """For each WI call, the #strong that chance alone gives independent variables with that
+        call's rows and threshold (NaN where they are unknown, or with 3 rows or fewer)."""
+        return np.array([chance_strong(self.dimension, r, t) if r is not None and t is not None and r >= 3 else np.nan
+                         for r, t in zip(self._wi_rows, self._wi_theta)], dtype=np.float64)  # fmt: skip
+
+    def chance_pair_frequency(self) -> float | None:
+        """The fraction of WI calls in which chance alone puts an independent pair above theta,
+        over this record's calls (None if any call's rows or threshold is unknown)."""
+        if not self._wi_rows or any(r is None or t is None or r < 3 for r, t in zip(self._wi_rows, self._wi_theta)):
+            return None
+        return float(np.mean([pair_exceeds(t, r) for r, t in zip(self._wi_rows, self._wi_theta)]))
 
     def q_matrix(self) -> NDArray[np.int64]:
         """Q, shape ``(dimension, recorded generations)``: 1 where variable i was strong."""
@@ -130,13 +163,16 @@ class StructureRecord:
             "dimension": self.dimension,
             "n_runs": self.n_runs,
             "n_wi_calls": self.n_wi_calls,
-            "generations": self._generations,
-            "evaluations": self._evaluations,
-            "n_strong": self._n_strong,
+            "generations": list(self._generations),
+            "evaluations": list(self._evaluations),
+            "n_strong": list(self._n_strong),
+            "wi_rows": list(self._wi_rows),
+            "wi_theta": list(self._wi_theta),
+            "chance_n_strong": [None if np.isnan(c) else float(c) for c in self.chance_n_strong()],
             "strong_frequency": self.strong_frequency().tolist(),
         }
         if include_q:
-            out["q_generations"] = self._q_generations
+            out["q_generations"] = list(self._q_generations)
             out["q"] = self.q_matrix().tolist()
         if include_pairs and self.pair_counts is not None:
             out["pair_frequency"] = self.pair_frequency().tolist()
@@ -146,17 +182,23 @@ class StructureRecord:
 def aggregate(records: Sequence[StructureRecord]) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64] | None]:
     """Combine several runs as the paper does: mean #strong, summed Q, mean pair frequency.
 
-    Runs are aligned by WI call (generation); a run that stopped earlier simply contributes
-    nothing to later columns. Returns ``(mean_n_strong, q_counts, pair_frequency)``: the mean
+    Runs are aligned by WI call: the k-th WI call of each run (a generation without one, where
+    fewer than two values were finite, shifts the later calls of that run); a run that stopped
+    earlier simply contributes nothing to later columns. The records must share the dimension
+    and ``record_every``. Returns ``(mean_n_strong, q_counts, pair_frequency)``: the mean
     #strong over the runs that reached each generation, Q as counts of runs (shape
     ``(dimension, longest run's recorded generations)``), and the pair frequency over all WI
     calls of all runs (``None`` unless every record has pair counts).
     """
+    records = list(records)
     if not records:
         raise ValueError("records: expected at least one StructureRecord")
     dims = {r.dimension for r in records}
     if len(dims) != 1:
         raise ValueError(f"records: all runs must have the same dimension; got {sorted(dims)}")
+    every = {r.every for r in records}
+    if len(every) != 1:
+        raise ValueError(f"records: all runs must record Q as often (record_every); got {sorted(every)}")
     n = dims.pop()
     longest = max(len(r.n_strong) for r in records)
     total = np.zeros(longest)
