@@ -17,6 +17,7 @@ one stays within 3x of it.
 
 from __future__ import annotations
 
+import argparse
 from collections import defaultdict
 from pathlib import Path
 
@@ -81,5 +82,14 @@ def report(out: Path = OUT) -> str:
     return "\n".join(lines)
 
 
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", default=str(OUT), help="the folder whose runs/ are read (default: results/adaptive)")
+    parser.add_argument("--out", default=None, help="the report (default: targets.md in that folder)")
+    args = parser.parse_args()
+    folder = Path(args.runs)
+    write_report(Path(args.out) if args.out else folder / "targets.md", report(folder))
+
+
 if __name__ == "__main__":
-    write_report(OUT / "targets.md", report())
+    main()

@@ -181,6 +181,7 @@ def main() -> None:
     ap.add_argument("--budget", type=int, default=400)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--no-dask", action="store_true")
+    ap.add_argument("--out", default=os.path.join(HERE, "results"), help="folder of async_utilization.json and .md (default: the committed ones)")
     args = ap.parse_args()
     if args.budget < POPULATION:
         raise ValueError(f"--budget: expected at least the population ({POPULATION}); got {args.budget}")
@@ -213,12 +214,12 @@ def main() -> None:
     medians += [{"backend": b, "mode": TIMED, "runs": len(g), "median_best_at_cut": statistics.median(r["best_at_cut"] for r in g),
                  "median_nfev_at_cut": statistics.median(r["nfev_at_cut"] for r in g)}
                 for b in dict.fromkeys(r["backend"] for r in timed) for g in [[r for r in timed if r["backend"] == b]]]
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", "async_utilization.json"), "w") as fh:
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "async_utilization.json"), "w") as fh:
         json.dump({"command": command, "workers": WORKERS, "population": POPULATION, "dimension": len(BOUNDS), "load": load,
                    "medians": medians, "runs": rows, "timed_runs": timed}, fh, indent=1)
     text = markdown(rows, medians, command, load, timed)
-    with open(os.path.join(HERE, "results", "async_utilization.md"), "w") as fh:
+    with open(os.path.join(args.out, "async_utilization.md"), "w") as fh:
         fh.write(text)
     print(text)
 

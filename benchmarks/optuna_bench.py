@@ -101,10 +101,10 @@ def main() -> None:
                     r = quality(fname, args.dim, args.trials, name, seed)
                     results.append(r)
                     print(f"{fname} {args.dim}D {name:18s} seed {seed}: error {r['error']:.4e}  ({r['seconds']:.0f} s)", flush=True)
-        print("\n| function | " + " | ".join(args.samplers) + " |")
+        print("\nmedian over the seeds\n| function | " + " | ".join(args.samplers) + " |")
         print("|---|" + "---|" * len(args.samplers))
         for fname in args.functions:
-            cells = [f"{np.mean([r['error'] for r in results if r['function'] == fname and r['sampler'] == s]):.3e}" for s in args.samplers]
+            cells = [f"{np.median([r['error'] for r in results if r['function'] == fname and r['sampler'] == s]):.3e}" for s in args.samplers]
             print(f"| {fname} | " + " | ".join(cells) + " |")
     out = Path(args.out or RESULTS / f"optuna_{args.command}.json")
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -196,7 +196,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--algorithms", nargs="+", default=ALGORITHMS, choices=ALGORITHMS)
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--out", default=str(OUT), help="run files (and, if not the default, the report) go here")
     args = parser.parse_args()
     out = Path(args.out)
     if args.command == "run":
@@ -208,7 +208,7 @@ def main() -> None:
         print(f"{len(jobs)} runs, {len(todo)} to do", flush=True)
         line = lambda j, r: f"{j[0]} BlockEllipsoid{j[1]}: error {r['error']:.3e} ({r['wall_seconds']:.0f} s)"
         run_jobs(todo, run_job, path, args.workers, line)
-    write_report(REPORT, report(out))
+    write_report(REPORT if out.resolve() == OUT.resolve() else out / "partition.md", report(out))  # a scratch --out keeps its own
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ RPEDA when it is installed. Every run stops at the budget: 10000 n evaluations (
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import time
 import warnings
 from pathlib import Path
@@ -124,16 +125,16 @@ def main() -> None:
         write_report(out / "report.md", report(out))
         return
     jobs = []
+    have_pypop7 = importlib.util.find_spec("pypop7") is not None
+    if "rpeda" in args.algorithms and not have_pypop7:
+        print("rpeda skipped: pypop7 is not installed (pip install 'edamcc[bench]')", flush=True)
     for dim in args.dims:
         for fname in args.functions:
             for alg in args.algorithms:
                 if dim >= 500 and alg in EXPENSIVE_AT_500:
                     continue
-                if alg == "rpeda":
-                    try:
-                        import pypop7  # noqa: F401
-                    except ImportError:
-                        continue
+                if alg == "rpeda" and not have_pypop7:
+                    continue
                 for seed in range(args.runs):
                     jobs.append((alg, fname, dim, _budget(dim, args.budget_factor), seed))
     path = lambda j: out / "runs" / f"{j[0]}__{j[1]}__{j[2]}__b{j[3]}__s{j[4]}.json"  # noqa: E731
