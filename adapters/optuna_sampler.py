@@ -263,8 +263,8 @@ class EDAMCCSampler(BaseSampler):
                 before = self._entry(cache, space, big_m, h - 1, seed) if self._settings.variant.adaptive else None
                 closed = self._close(cache, space, big_m, h, seed, pair_counts=record.pair_counts, before=before)
                 if closed is not None and closed.fitted is not None and closed.fitted.weak is not None:
-                    rows, theta = self._settings.resolve_population(n, big_m).wi_sizes(closed.selected.shape[0])
-                    record.add(h - 1, block_start(h, big_m), ~closed.fitted.weak, rows=rows, theta=theta)
+                    fitted = closed.fitted
+                    record.add(h - 1, block_start(h, big_m), ~fitted.weak, rows=fitted.wi_rows, theta=fitted.theta)
         return record
 
     # ------------------------------------------------------------------ internals

@@ -95,6 +95,8 @@ class FittedGeneration:
     model: Any
     weak: NDArray[np.bool_] | None
     partition: Partition
+    wi_rows: int | None = None  # the rows WI correlated (m_corr, or fewer after failures), and
+    theta: float | None = None  # its threshold; None for variants without WI
 
 
 def fit_generation(
@@ -148,7 +150,9 @@ def fit_generation(
         groups = stack_groups([strong[g] for g in clusters])
         weak[strong[leftover]] = True  # left over: "estimate a univariate model"
     model = fit_factorized(selected, np.flatnonzero(weak), groups, variant.block_scaling, weights)
-    return FittedGeneration(model, found_weak if variant.identify_weak else None, groups)
+    if not variant.identify_weak:
+        return FittedGeneration(model, None, groups)
+    return FittedGeneration(model, found_weak, groups, subset.shape[0], theta)
 
 
 @dataclass(frozen=True)

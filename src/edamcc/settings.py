@@ -263,10 +263,6 @@ class Resolved:
             return self.theta
         return resolve_theta("auto", self.dimension, rows)
 
-    def wi_sizes(self, rows: int) -> tuple[int, float]:
-        """The rows WI correlates and its threshold, for a generation with ``rows`` selected rows."""
-        return min(self.m_corr, rows), self.theta_for(rows)
-
     @property
     def c(self) -> int:
         return self.settings.c

@@ -83,8 +83,9 @@ def queue_limit(executor: Any, max_in_flight: int | None, timeout: float | None)
     return 1
 
 
-def _is_dask(future: Any) -> bool:
-    return type(future).__module__.split(".")[0] == "distributed"
+def _is_dask(obj: Any) -> bool:
+    """A Dask object (a future, a Client, client.get_executor())."""
+    return type(obj).__module__.split(".")[0] == "distributed"
 
 
 def _wait_first(futures: list[Any], timeout: float | None) -> set[Any]:
@@ -135,7 +136,7 @@ class SteadyState:
         self._durations: deque[float] = deque(maxlen=WINDOW)
         self._max_seen = 0
         # Dask (a Client or client.get_executor()) would merge equal submissions of a pure task
-        self._submit_kwargs = {"pure": False} if type(executor).__module__.split(".")[0] == "distributed" else {}
+        self._submit_kwargs = {"pure": False} if _is_dask(executor) else {}
 
     @property
     def n_in_flight(self) -> int:

@@ -331,18 +331,14 @@ class EDAMCCStrategy:
                     adaptation=self._adaptation, fit_before=self._fit,
                 )  # fmt: skip
                 self._adopt(closed)
-            # else stopped for good (restarts used up): the last model stays, so a caller who
-            # asks on samples it unchanged instead of a scale shrinking towards underflow
+            # else stopped for good: the last model stays (asking on never shrinks it to underflow)
             self._progress.add(self._best_f, values)
-            if self._adaptation is not None:
+            if self._adaptation is not None and self._stuck is None:
                 self._maybe_restart()
             self._ledger.fill(self._sample(self._ledger.free_slots(), self._ledger.next_position()))  # step 4
 
     def _maybe_restart(self) -> None:
-        """IPOP (:mod:`edamcc.restarts`): a fresh uniform run with twice the population. Once
-        MAX_RESTARTS restarts are used, the next reason to restart stops the run for good."""
-        if self._stuck is not None:
-            return
+        """IPOP (:mod:`edamcc.restarts`); once MAX_RESTARTS are used, the next reason stops the run."""
         tolfun = (self._progress, no_progress_window(self.dimension, self.population_size)) if self.variant.scale == "csa" else ()
         reason = restart_reason(self._model, self._adaptation.multiplier, self._lower, self._upper, *tolfun)  # type: ignore[union-attr]
         if reason is None:
@@ -374,8 +370,7 @@ class EDAMCCStrategy:
         if fitted.weak is not None:
             self._weak_mask = fitted.weak
             if self._record is not None:
-                rows, theta = self._rules.wi_sizes(closed.selected.shape[0])  # type: ignore[union-attr]
-                self._record.add(self.generation - 1, self._nfev, ~fitted.weak, rows=rows, theta=theta)
+                self._record.add(self.generation - 1, self._nfev, ~fitted.weak, rows=fitted.wi_rows, theta=fitted.theta)
         else:  # no WI: univariate variables count as weak, grouped or chained ones as strong
             weak = np.full(self.dimension, not self.variant.chain)
             for stack in fitted.partition:

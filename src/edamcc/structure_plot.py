@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .checks import is_real
 from .structure_record import StructureRecord
 from .wi_threshold import chance_strong, pair_exceeds
 
@@ -86,7 +87,7 @@ def plot_structure(
     """
     if record.n_strong.size == 0:
         raise ValueError("record: no generation was recorded, there is nothing to draw")
-    if theta is not None and (isinstance(theta, bool) or not isinstance(theta, (int, float, np.floating))):
+    if theta is not None and not is_real(theta):
         raise ValueError(f"theta: expected the number WI used (es.theta) or None; got {theta!r}")
     import matplotlib
 

@@ -114,15 +114,18 @@ class StructureRecord:
     def chance_n_strong(self) -> NDArray[np.float64]:
         """For each WI call, the #strong that chance alone gives independent variables with that
         call's rows and threshold (NaN where they are unknown, or with 3 rows or fewer)."""
-        return np.array([chance_strong(self.dimension, r, t) if r is not None and t is not None and r >= 3 else np.nan
-                         for r, t in zip(self._wi_rows, self._wi_theta)], dtype=np.float64)  # fmt: skip
+        known = {(r, t): chance_strong(self.dimension, r, t) for r, t in set(zip(self._wi_rows, self._wi_theta))
+                 if r is not None and t is not None and r >= 3}  # a few distinct sizes, one per restart  # fmt: skip
+        return np.array([known.get(key, np.nan) for key in zip(self._wi_rows, self._wi_theta)], dtype=np.float64)
 
     def chance_pair_frequency(self) -> float | None:
         """The fraction of WI calls in which chance alone puts an independent pair above theta,
         over this record's calls (None if any call's rows or threshold is unknown)."""
         if not self._wi_rows or any(r is None or t is None or r < 3 for r, t in zip(self._wi_rows, self._wi_theta)):
             return None
-        return float(np.mean([pair_exceeds(t, r) for r, t in zip(self._wi_rows, self._wi_theta)]))
+        calls = list(zip(self._wi_rows, self._wi_theta))
+        known = {(r, t): pair_exceeds(t, r) for r, t in set(calls)}  # a few distinct sizes, one per restart
+        return float(np.mean([known[key] for key in calls]))
 
     def q_matrix(self) -> NDArray[np.int64]:
         """Q, shape ``(dimension, recorded generations)``: 1 where variable i was strong."""
