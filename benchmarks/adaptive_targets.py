@@ -42,11 +42,22 @@ def medians(runs: list[dict]) -> dict[tuple, dict[str, dict[str, float]]]:
     return out
 
 
+def regenerate_command(out: Path) -> str:
+    """The command that rewrites this report: ``--runs`` names a folder other than the default,
+    relative to the repository when it is inside it."""
+    folder = Path(out).resolve()
+    if folder == OUT.resolve():
+        return "python benchmarks/adaptive_targets.py"
+    root = RESULTS.resolve().parent.parent
+    shown = folder.relative_to(root) if folder.is_relative_to(root) else folder
+    return f"python benchmarks/adaptive_targets.py --runs {shown}"
+
+
 def report(out: Path = OUT) -> str:
     runs = load_runs(out / "runs")
     counts = {(r["dim"], r["budget"], r["function"], r["algorithm"]) for r in runs}
     lines = ["# Self-adaptive EDA-MCC against sep-CMA-ES and the paper's variant", "",
-             "Median F(x) - F(x*) over the runs (0: below 1e-12). Regenerate: `python benchmarks/adaptive_targets.py`.", ""]  # fmt: skip
+             f"Median F(x) - F(x*) over the runs (0: below 1e-12). Regenerate: `{regenerate_command(out)}`.", ""]  # fmt: skip
     for (dim, budget), table in sorted(medians(runs).items()):
         algs = [a for a in ORDER if any(a in row for row in table.values())]
         ours = [a for a in ADAPTIVE if a in algs]

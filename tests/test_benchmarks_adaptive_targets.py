@@ -30,3 +30,11 @@ def test_verdicts_ties_below_1e12_and_the_paper_check(tmp_path):
     # the paper's variant beats sep-CMA-ES on F3 (below 1e-12: no finite ratio) and F4 (3x: within); not on F8
     assert "against it: F3 4e-10 against below 1e-12 (more than 3x), F4 3x." in text
     assert "inf" not in text
+
+
+def test_the_report_names_the_command_that_rewrites_it(tmp_path):
+    assert adaptive_targets.regenerate_command(adaptive_targets.OUT) == "python benchmarks/adaptive_targets.py"
+    inside = adaptive_targets.RESULTS / "adaptive_0.3"
+    assert adaptive_targets.regenerate_command(inside) == "python benchmarks/adaptive_targets.py --runs benchmarks/results/adaptive_0.3"
+    (tmp_path / "runs").mkdir()
+    assert f"Regenerate: `python benchmarks/adaptive_targets.py --runs {tmp_path.resolve()}`." in adaptive_targets.report(tmp_path)
