@@ -48,7 +48,7 @@ def run_one(job: tuple) -> dict:
         while es.stop_reason is None:
             x = es.ask()
             es.tell(x, f(x))
-            if es.best_f < best - STALL * abs(best) and not events:
+            if not events and (best == np.inf or es.best_f < best - STALL * abs(best)):
                 last_gain = es.evaluations
             best = es.best_f
             if len(es.restarts) > len(events):
