@@ -33,6 +33,7 @@ from edamcc import EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
 
 SETTINGS = {"shipped": (1e-12, 1e-11), "tol-std-1e-15": (1e-15, 1e-11), "both-lower": (1e-15, 1e-13)}
+DIM = 100  # the paper's 100-D functions
 STALL = 1e-6  # relative improvement of the best value below which a run counts as stalled
 
 
@@ -81,7 +82,7 @@ def report(out: Path) -> str:
         stalled = f"{np.median([r['last_gain_before_first_restart'] for r in early]):.0f}" if early else "–"
         restarted = [r["restarts"][0]["evaluations"] for r in early if r["restarts"]]
         at = f"{np.median(restarted):.0f}" if restarted else ("never" if early else "–")
-        lines.append(f"| {fname} | {budget // 100} n | {setting} | {len(rs)} | {0 if med < ZERO else med:.2e} | "
+        lines.append(f"| {fname} | {budget // DIM} n | {setting} | {len(rs)} | {0 if med < ZERO else med:.2e} | "
                      f"{' '.join(f'{e:.1e}' for e in sorted(errors))} | {np.median([len(r['restarts']) for r in rs]):.0f} | "
                      f"{len(early)} | {stalled} | {at} |")  # fmt: skip
     return "\n".join(lines) + "\n"
@@ -100,7 +101,7 @@ def main() -> None:
     out = Path(args.out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     if not args.report:
-        jobs = [(s, fname, 100, k * 100, seed) for fname in args.functions for k in args.budget_factors
+        jobs = [(s, fname, DIM, k * DIM, seed) for fname in args.functions for k in args.budget_factors
                 for s in args.settings for seed in range(args.runs)]  # fmt: skip
         path = lambda j: out / "runs" / f"{j[0]}__{j[1]}__{j[2]}__b{j[3]}__s{j[4]}.json"  # noqa: E731
         todo = [j for j in jobs if not path(j).exists()]
