@@ -195,6 +195,7 @@ REGISTERED = {
     "EDAMCC": DEFAULT_VARIANT,
     "EDAMCC-Paper": PAPER_VARIANT,
     "EDAMCC-CSA": "edamcc-csa",
+    "EDAMCC-TPA": "edamcc-tpa",
     "EDAMCC-Adaptive": "edamcc-adaptive",
     "EDAMCC-EMNA": "edamcc-emna",
     "EDAMCC-GC": "edamcc-gc",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from edamcc.step_size import (
     mean_shift_line,
     recombination_weights,
     sampling_model,
+    two_point_damping,
     whiten,
 )
 
@@ -85,8 +87,8 @@ def test_sampling_model_has_the_scaled_variances_and_shrunk_correlations():
         np.testing.assert_allclose(corr, (1 - alpha) * fit_corr + alpha * np.eye(size), atol=1e-12)
 
 
-def _run(f, n, generations, seed=0, repair="clip"):
-    es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * n, variant="edamcc-csa", seed=seed, record_structure=False, repair=repair)
+def _run(f, n, generations, seed=0, repair="clip", variant="edamcc-csa"):
+    es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * n, variant=variant, seed=seed, record_structure=False, repair=repair)
     sigmas = []
     for _ in range(generations):
         x = es.ask()
@@ -222,3 +224,67 @@ def test_csa_generations_start_with_the_mean_shift_points_and_extras_do_not():
         assert not np.any(np.all(np.isin(extra, x), axis=1))
         rest = es.ask()
         es.tell(np.concatenate([x, rest, extra]), np.sum(np.concatenate([x, rest, extra]) ** 2, axis=1))
+
+
+# ----------------------------------------------------------------------------- two-point rule (edamcc-tpa)
+def test_the_two_point_step_size_grows_on_a_linear_slope_and_shrinks_on_the_sphere():
+    es, sigmas = _run(lambda x: x[:, 0], 10, 40, repair="none", variant="edamcc-tpa")
+    assert sigmas[-1] > 3 * sigmas[10]
+    assert es._adaptation.tpa > 0  # the point ahead ranked better, generation after generation
+    es, sigmas = _run(lambda x: np.sum(x**2, axis=1), 10, 250, repair="none", variant="edamcc-tpa")
+    assert es.best_f < 1e-8
+    assert min(s for s in sigmas[5:] if s is not None) < 1e-3 * sigmas[5]
+
+
+def _tpa_state(n=6):
+    """An edamcc-tpa state with a mean-shift line, and the rows its sampler draws."""
+    es, _ = _run(lambda x: np.sum(x**2, axis=1), n, 4, repair="none", variant="edamcc-tpa")
+    state = es._adaptation
+    assert state.two_point and state.line is not None
+    rows = state.sampler.sample(np.random.default_rng(0), 9, 0)
+    return state, rows
+
+
+def test_the_two_point_rule_reads_the_ranks_of_the_two_points():
+    state, rows = _tpa_state()
+    values = np.array([0.0, 5.0, 1.0, 2.0, 3.0, 4.0, 6.0, 7.0, 8.0])  # m' + l best, m' - l sixth of 9
+    np.testing.assert_array_equal(state.line_values(rows, values), [0.0, 5.0])
+    fitted = state.model  # any fit: sigma's change depends on the ranks alone
+    after = state.update(values, fitted, 3.0, state.line_values(rows, values))
+    z = (5 - 0) / 8  # (#f < f_-) - (#f < f_+), over lambda - 1
+    s = 0.7 * state.tpa + 0.3 * np.sqrt(z)
+    assert after.tpa == pytest.approx(s, rel=1e-15)
+    assert after.sigma == pytest.approx(state.sigma * np.exp(s / two_point_damping(6, 9)), rel=1e-14)
+    assert two_point_damping(6, 9) == pytest.approx(0.7 + 2 * np.log(6) + 2 * np.log(3))
+    behind = state.update(values[[1, 0, 2, 3, 4, 5, 6, 7, 8]], fitted, 3.0, np.array([5.0, 0.0]))  # swapped: shrink
+    assert behind.tpa == pytest.approx(0.7 * state.tpa - 0.3 * np.sqrt(z), rel=1e-15)
+
+
+def test_without_the_two_points_the_step_size_follows_the_path():
+    """Rows that are not exactly the mean-shift points (moved by a repair, replaced by an extra
+    or an injected point, a failed trial) or without finite values: the cumulative rule."""
+    state, rows = _tpa_state()
+    values = np.arange(9.0)
+    assert state.line_values(rows[1:], values[1:]) is None  # the first row is missing
+    moved = rows.copy()
+    moved[0, 3] = np.nextafter(moved[0, 3], np.inf)
+    assert state.line_values(moved, values) is None
+    assert state.line_values(rows, np.r_[np.nan, values[1:]]) is None
+    assert replace(state, two_point=False).line_values(rows, values) is None  # edamcc-csa never reads them
+    csa = replace(state, two_point=False).update(values, state.model, 3.0)
+    tpa = state.update(values, state.model, 3.0, None)
+    assert tpa.sigma == csa.sigma and tpa.tpa == state.tpa
+
+
+def test_a_tpa_run_resumes_bit_identically_after_pickle():
+    def sphere(x):
+        return np.sum(x**2, axis=1)
+
+    es, _ = _run(sphere, 5, 6, variant="edamcc-tpa")
+    twin = pickle.loads(pickle.dumps(es))
+    for _ in range(5):
+        a, b = es.ask(), twin.ask()
+        np.testing.assert_array_equal(a, b)
+        es.tell(a, sphere(a))
+        twin.tell(b, sphere(b))
+    assert es.step_size == twin.step_size and es._adaptation.tpa == twin._adaptation.tpa

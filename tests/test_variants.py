@@ -8,7 +8,7 @@ from edamcc import VARIANTS, EDAMCCStrategy, Variant, get_variant
 
 
 def test_every_variant_is_one_answer_to_the_three_questions():
-    assert set(VARIANTS) == {"edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-emna", "edamcc-gc", "wi-only", "sm-only", "umdac", "emna-global", "eeda", "mimic"}
+    assert set(VARIANTS) == {"edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-emna", "edamcc-gc", "wi-only", "sm-only", "umdac", "emna-global", "eeda", "mimic"}
     assert get_variant("edamcc") == Variant("edamcc", VARIANTS["edamcc"].description, True, "random", "eeda")
     assert (get_variant("umdac").identify_weak, get_variant("umdac").grouping) == (False, "none")
     assert get_variant("mimic").chain and get_variant("emna-global").block_scaling == "emna"
@@ -17,6 +17,8 @@ def test_every_variant_is_one_answer_to_the_three_questions():
         assert v.scale in ("avs", "csa")
         assert "Table" in v.description or "Fig." in v.description or "et al." in v.description
     assert get_variant("edamcc-csa").adaptive and get_variant("edamcc-csa").scale == "csa"
+    assert [v.name for v in VARIANTS.values() if v.two_point] == ["edamcc-tpa"]
+    assert replace(get_variant("edamcc-tpa"), name="edamcc-csa", description=VARIANTS["edamcc-csa"].description, two_point=False) == VARIANTS["edamcc-csa"]
 
 
 def test_lookup_is_forgiving_about_case_and_separators_and_strict_about_names():
@@ -31,7 +33,7 @@ def test_lookup_is_forgiving_about_case_and_separators_and_strict_about_names():
 def test_a_custom_variant_is_checked_when_it_is_made():
     custom = replace(VARIANTS["edamcc"], name="mine", block_scaling="emna")
     assert EDAMCCStrategy(bounds=[(0, 1)] * 3, variant=custom, seed=0).variant is custom
-    bad = {"grouping": "randm", "block_scaling": "eda", "scale": "cma", "identify_weak": 1, "name": ""}
+    bad = {"grouping": "randm", "block_scaling": "eda", "scale": "cma", "identify_weak": 1, "name": "", "two_point": 1}
     for field, value in bad.items():
         with pytest.raises(ValueError, match=f"^{field}: expected"):
             replace(VARIANTS["edamcc"], **{field: value})
@@ -39,3 +41,6 @@ def test_a_custom_variant_is_checked_when_it_is_made():
         replace(VARIANTS["edamcc"], chain=True)  # a chain with WI and random groups
     with pytest.raises(ValueError, match="^chain:"):
         replace(VARIANTS["mimic"], adaptive=True)
+    for base in ("edamcc", "edamcc-adaptive"):  # the two-point rule sets a cumulative step size's sigma: csa only
+        with pytest.raises(ValueError, match="^two_point: .*adaptive=True and scale='csa'"):
+            replace(VARIANTS[base], two_point=True)

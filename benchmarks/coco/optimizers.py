@@ -70,6 +70,12 @@ def edamcc_default(problem, lower, upper, budget, seed):
     _edamcc(problem, lower, upper, budget, seed, repair="none")
 
 
+@register("edamcc-tpa", "edamcc", "edamcc.minimize, variant edamcc-tpa (two-point step size), repair='none' as edamcc-default: "
+          "the default with the step-size rule pycma uses from n = 300 on")
+def edamcc_tpa(problem, lower, upper, budget, seed):
+    _edamcc(problem, lower, upper, budget, seed, variant="edamcc-tpa", repair="none")
+
+
 @register("edamcc-adaptive", "edamcc", "edamcc.minimize, variant edamcc-adaptive (the default of 0.2), its defaults otherwise "
           "(samples clipped to the box)")
 def edamcc_adaptive(problem, lower, upper, budget, seed):

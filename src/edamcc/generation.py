@@ -52,7 +52,7 @@ def start_adaptation(variant: Variant) -> Adaptation | StepSize | None:
     """The scale control's state before a run's first generation (None: the paper's ML fit)."""
     if not variant.adaptive:
         return None
-    return StepSize() if variant.scale == "csa" else Adaptation()
+    return StepSize(two_point=variant.two_point) if variant.scale == "csa" else Adaptation()
 
 
 # ----------------------------------------------------------------------------- membership
@@ -223,7 +223,7 @@ def close_generation(
         return ClosedGeneration(elite_x, elite_f, selected, fitted, None, None if fitted is None else fitted.model)
     if isinstance(adaptation, StepSize):
         mu_eff = 0.0 if weights is None else effective_mu(weights.size)
-        stepped = adaptation.update(values, None if fitted is None else fitted.model, mu_eff)
+        stepped = adaptation.update(values, None if fitted is None else fitted.model, mu_eff, adaptation.line_values(rows, values))
         return ClosedGeneration(elite_x, elite_f, selected, fitted, stepped, stepped.sampler)
     adapted = adaptation.update(rows, values, fit_before, None if fitted is None else fitted.model.mean)
     base = fit_before if fitted is None else fitted.model

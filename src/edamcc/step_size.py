@@ -1,4 +1,4 @@
-"""Cumulative step-size adaptation for EDA-MCC's models (``variant="edamcc-csa"``).
+"""Step-size adaptation for EDA-MCC's models (``variant="edamcc-csa"``, cumulative, and ``"edamcc-tpa"``, two-point).
 
 The maximum-likelihood fit is unstable as a step-size rule: its variances shrink by a factor
 that depends on the selection, so a run either collapses or, with any fixed multiplier above
@@ -47,6 +47,17 @@ separates the model's *shape* from its *scale*:
   (``benchmarks/line_samples.py``). They speed up the sphere and cost time on the
   ellipsoid; over COCO's 24 functions they pay (README, "How it compares").
 
+* **Two-point step size** (``variant="edamcc-tpa"``): the scale follows the two mean-shift
+  samples instead of the path (Hansen, "CMA-ES with two-point step-size adaptation", INRIA
+  report 6527, 2008; constants of pycma's ``CMAAdaptSigmaTPA``, its rule from n = 300 on). With
+  lambda rows and f_+ = f(m' + l), f_- = f(m' - l),
+  z = (#{f < f_-} - #{f < f_+}) / (lambda - 1),  s <- 0.7 s + 0.3 sign(z) |z|^(1/2),
+  sigma <- sigma exp(s / d),  d = 0.7 + 2 ln n + 2 ln max(1, lambda - n):
+  sigma grows while the point ahead on the last step ranks better than the one behind. A
+  generation whose first two rows are not those two points exactly (a repair moved one, an
+  extra or an injected point took its place, an Optuna trial failed) updates sigma by the
+  path's rule instead; the path is kept either way, for the stall indicator.
+
 The sampling model is the factorized Gaussian of Eq. (8) with variances sigma^2 D_i^2 and, in a
 group, covariance sigma^2 D R D. The state is small and plain, so a strategy with it pickles
 and resumes bit for bit, and the Optuna sampler replays it from the trials.
@@ -67,6 +78,8 @@ from .models import FactorizedGaussian, GaussianBlocks, LineSamples
 SHAPE_RATE = 0.3  # c_mu = SHAPE_RATE * (mu_eff + 2) / (n + 5): the diagonal learning rate of sep-CMA-ES
 MAX_LOG_STEP = 1.0  # sigma changes by at most a factor e per generation
 STALL_FACTOR = 1.4  # h = 0 while |p_sigma| / sqrt(1 - (1 - c)^(2 g)) >= (1.4 + 2 / (n + 1)) E|N(0, I)|
+TPA_RATE = 0.3  # pycma's TPA: s <- (1 - 0.3) s + 0.3 sign(z) |z|^TPA_EXPONENT
+TPA_EXPONENT = 0.5
 
 
 @functools.lru_cache(maxsize=16)
@@ -88,6 +101,11 @@ def effective_mu(mu: int) -> float:
 def expected_norm(n: int) -> float:
     """E|N(0, I_n)| (Hansen's tutorial): within 8e-4 relative for every n, 1e-4 from n = 12 on."""
     return math.sqrt(n) * (1.0 - 1.0 / (4.0 * n) + 1.0 / (21.0 * n * n))
+
+
+def two_point_damping(n: int, rows: int) -> float:
+    """d of the two-point rule: 0.7 + 2 ln n + 2 ln max(1, lambda - n) (pycma 4.x)."""
+    return 0.7 + 2.0 * math.log(n) + 2.0 * math.log(max(1, rows - n))
 
 
 def whiten(model: FactorizedGaussian, step: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -112,6 +130,8 @@ class StepSize:
     evolution: NDArray[np.float64] | None = None  # p_c, the mean's path for the rank-one term
     generations: int = 0  # updates with a model so far (the stall indicator's bias correction)
     line: NDArray[np.float64] | None = None  # the mean's last step, as long as a typical sample
+    two_point: bool = False  # the step size follows the two mean-shift samples' ranks (edamcc-tpa)
+    tpa: float = 0.0  # s, the two-point rule's smoothed rank difference
 
     @property
     def sampler(self) -> Any:
@@ -123,10 +143,23 @@ class StepSize:
         """No variance multiplier: the scale is ``sigma``."""
         return None
 
-    def update(self, values: NDArray[np.float64], fitted: Any, mu_eff: float) -> StepSize:
+    def line_values(self, rows: NDArray[np.float64], values: NDArray[np.float64]) -> NDArray[np.float64] | None:
+        """f(m' + l) and f(m' - l) for the two-point rule: the values of a generation's first
+        two ``rows`` when they are exactly this state's mean-shift points and both values are
+        finite; else None (and always None without ``two_point``)."""
+        if not self.two_point or self.line is None or rows.shape[0] < 3:
+            return None
+        points = self.model.mean + np.stack([self.line, -self.line])  # type: ignore[union-attr]  # as LineSamples draws them
+        if not (np.array_equal(rows[:2], points) and np.all(np.isfinite(values[:2]))):
+            return None
+        return values[:2]
+
+    def update(self, values: NDArray[np.float64], fitted: Any, mu_eff: float,
+               line_values: NDArray[np.float64] | None = None) -> StepSize:  # fmt: skip
         """The state after a closed generation: its ``values`` (of rows sampled from
         ``self.model``, the uniform box at first) and the weighted maximum-likelihood fit
-        ``fitted`` of its selected rows (None: fewer than two finite values, nothing learned)."""
+        ``fitted`` of its selected rows (None: fewer than two finite values, nothing learned).
+        ``line_values`` (:meth:`line_values`): the two-point rule sets the step size."""
         finite = np.isfinite(values)
         best = min(self.best_f, float(np.min(values[finite]))) if finite.any() else self.best_f
         if fitted is None:
@@ -139,7 +172,7 @@ class StepSize:
                 return replace(self, best_f=best)
             sigma = float(np.exp(0.5 * np.mean(np.log(positive))))
             shape, path = np.where(variances > 0, variances, positive.min()) / sigma**2, np.zeros(n)
-            evolution, generations = np.zeros(n), 0
+            evolution, generations, tpa = np.zeros(n), 0, 0.0
         else:
             c = (mu_eff + 2.0) / (n + mu_eff + 5.0)
             d = 1.0 + c + 2.0 * max(0.0, math.sqrt((mu_eff - 1.0) / (n + 1.0)) - 1.0)
@@ -148,6 +181,11 @@ class StepSize:
             path = (1.0 - c) * self.path + math.sqrt(c * (2.0 - c) * mu_eff) * y  # type: ignore[operator]
             norm = float(np.linalg.norm(path))
             log_step = min(MAX_LOG_STEP, (c / d) * (norm / expected_norm(n) - 1.0))
+            tpa = self.tpa
+            if line_values is not None:  # two-point rule; the path above still feeds the stall indicator
+                z = (np.count_nonzero(values < line_values[1]) - np.count_nonzero(values < line_values[0])) / (values.size - 1)
+                tpa = (1.0 - TPA_RATE) * self.tpa + TPA_RATE * math.copysign(abs(z) ** TPA_EXPONENT, z)
+                log_step = min(MAX_LOG_STEP, tpa / two_point_damping(n, values.size))
             generations = self.generations + 1
             stalled = norm / math.sqrt(1.0 - (1.0 - c) ** (2 * generations)) >= (STALL_FACTOR + 2.0 / (n + 1.0)) * expected_norm(n)
             cc = (4.0 + mu_eff / n) / (n + 4.0 + 2.0 * mu_eff / n)
@@ -163,7 +201,7 @@ class StepSize:
         shape = shape / np.mean(shape)
         model = sampling_model(fitted, sigma, shape, mu_eff)
         line = None if self.model is None else mean_shift_line(model, fitted.mean - self.model.mean)
-        return StepSize(sigma, path, shape, model, best, evolution, generations, line)
+        return StepSize(sigma, path, shape, model, best, evolution, generations, line, self.two_point, tpa)
 
 
 def mean_shift_line(model: FactorizedGaussian, step: NDArray[np.float64]) -> NDArray[np.float64] | None:

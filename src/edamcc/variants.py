@@ -33,6 +33,9 @@ class Variant:
             variance scaling with anticipated mean shift (:mod:`edamcc.adaptation`), or
             ``"csa"``, rank-weighted fits with a remembered shape and a cumulative step size
             (:mod:`edamcc.step_size`). Ignored by the paper's variants.
+        two_point: ``scale="csa"`` only: the step size follows the ranks of the two mean-shift
+            samples (two-point step-size adaptation, Hansen 2008, as pycma from n = 300 on)
+            instead of the length of the mean's path.
     """
 
     name: str
@@ -43,12 +46,13 @@ class Variant:
     chain: bool = False
     adaptive: bool = False
     scale: str = "avs"
+    two_point: bool = False
 
     def __post_init__(self) -> None:
         """A variant is checked when it is made, so that a custom one fails before any run."""
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name: expected a non-empty string; got {self.name!r}")
-        for field in ("identify_weak", "chain", "adaptive"):
+        for field in ("identify_weak", "chain", "adaptive", "two_point"):
             if not isinstance(getattr(self, field), bool):
                 raise ValueError(f"{field}: expected True or False; got {getattr(self, field)!r}")
         for field, allowed in (("grouping", GROUPINGS), ("block_scaling", BLOCK_SCALINGS), ("scale", SCALES)):
@@ -57,6 +61,8 @@ class Variant:
         if self.chain and (self.grouping != "none" or self.identify_weak or self.adaptive):
             raise ValueError("chain: MIMIC's chain is a model of all variables and a paper baseline, so it needs "
                              "grouping='none', identify_weak=False and adaptive=False")
+        if self.two_point and not (self.adaptive and self.scale == "csa"):
+            raise ValueError("two_point: the two-point step size replaces the cumulative one, so it needs adaptive=True and scale='csa'")
 
 
 VARIANTS: dict[str, Variant] = {
@@ -81,6 +87,17 @@ VARIANTS: dict[str, Variant] = {
             "emna",
             adaptive=True,
             scale="csa",
+        ),
+        Variant(
+            "edamcc-tpa",
+            "edamcc-csa with two-point step-size adaptation: the step size follows the ranks of the two samples on "
+            "the mean's last step (Hansen 2008, Hansen et al. 2014; pycma's rule from n = 300 on) instead of the length of the mean's path",
+            True,
+            "random",
+            "emna",
+            adaptive=True,
+            scale="csa",
+            two_point=True,
         ),
         Variant(
             "edamcc-emna",
