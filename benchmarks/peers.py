@@ -20,18 +20,21 @@ import argparse
 import importlib.util
 import time
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from common import FUNCTIONS, RESULTS, ZERO, load_runs, paper_budget, run_jobs, write_report
-from edamcc import minimize
+from edamcc import VARIANTS, minimize
 from edamcc.benchmark_functions import get_function
 
-ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-adaptive-learned", "edamcc-csa-learned", "edamcc-default",
+ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-adaptive-learned", "edamcc-csa-learned", "edamcc-default",
               "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma", "ng-emna", "ng-ngopt", "rpeda"]
 # The self-adaptive variants with SM's groups learned from |corr| (partition="learned") instead of random.
 LEARNED = {"edamcc-adaptive-learned": "edamcc-adaptive", "edamcc-csa-learned": "edamcc-csa"}
+# edamcc-tpa's two-point step size at every n, not only from n = 300 on (what the switch at 300 is measured against)
+TPA_EVERYWHERE = replace(VARIANTS["edamcc-tpa"], name="edamcc-tpa-all", two_point_from=1)
 EXPENSIVE_AT_500 = {"eeda", "emna-global", "cma"}  # O(n^2) per sample or O(n^3) per generation
 
 
@@ -46,6 +49,8 @@ def minimize_options(algorithm: str) -> dict:
         return {}
     if algorithm in LEARNED:
         return {"variant": LEARNED[algorithm], "partition": "learned"}
+    if algorithm == TPA_EVERYWHERE.name:
+        return {"variant": TPA_EVERYWHERE}
     return {"variant": algorithm}
 
 
@@ -54,7 +59,7 @@ def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dic
     f = get_function(fname, dim)
     lo, hi = f.lower, f.upper
     t = time.perf_counter()
-    if algorithm in ("edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-default", *LEARNED):  # the self-adaptive variants, the default
+    if algorithm in ("edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-default", *LEARNED):  # the self-adaptive variants, the default
         best = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, record_pairs=False, **minimize_options(algorithm)).fun
     elif algorithm in ("edamcc", "umdac", "eeda", "emna-global", "mimic"):
         m = 200 if algorithm == "edamcc" else 2000 if dim >= 500 or algorithm in ("umdac", "mimic") else 1000

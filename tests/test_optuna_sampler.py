@@ -5,6 +5,7 @@ import multiprocessing
 import pickle
 import time
 import warnings
+from dataclasses import replace
 from unittest.mock import patch
 
 import numpy as np
@@ -18,7 +19,7 @@ from optuna.testing.pytest_samplers import (  # noqa: E402
 )
 from optuna.trial import TrialState  # noqa: E402
 
-from edamcc import EDAMCCStrategy, block_of, close_generation  # noqa: E402
+from edamcc import VARIANTS, EDAMCCStrategy, block_of, close_generation  # noqa: E402
 from edamcc.adapters.optuna_sampler import GENERATION_KEY, SEED_KEY, EDAMCCSampler  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -211,7 +212,11 @@ def test_a_trial_still_running_holds_its_generation_open_and_later_trials_use_th
     assert study._storage.get_trial(nxt._trial_id).system_attrs[GENERATION_KEY] == 1
 
 
-@pytest.mark.parametrize("variant", ["edamcc-csa", "edamcc-tpa", "edamcc-adaptive", "edamcc"])
+# edamcc-tpa's two-point rule starts at n = 300; these small spaces get it with the switch at 1
+TPA_EVERYWHERE = replace(VARIANTS["edamcc-tpa"], name="tpa-everywhere", two_point_from=1)
+
+
+@pytest.mark.parametrize("variant", ["edamcc-csa", TPA_EVERYWHERE, "edamcc-adaptive", "edamcc"])
 def test_the_sampler_and_the_strategy_close_the_same_history_the_same_way(variant):
     """One told history, with NaN rows, an all-NaN generation, extra and late rows, through
     both: the strategy (ask/tell/ask_extra) and the sampler (the same rows as finished trials
@@ -452,7 +457,7 @@ def test_without_optuna_the_import_error_gives_an_install_hint_that_works_from_a
     assert "pip install optuna" in proc.stderr and "pip install '.[optuna]'" in proc.stderr
 
 
-@pytest.mark.parametrize("variant", ["edamcc-adaptive", "edamcc-csa", "edamcc-tpa"])
+@pytest.mark.parametrize("variant", ["edamcc-adaptive", "edamcc-csa", TPA_EVERYWHERE])
 def test_the_self_adaptive_variants_replay_their_scale_from_the_trials(variant):
     sampler = EDAMCCSampler(seed=2, variant=variant)
     study = run(sampler, n_trials=300)

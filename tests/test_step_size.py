@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from edamcc import EDAMCCStrategy, Settings
+from edamcc import VARIANTS, EDAMCCStrategy, Settings
 from edamcc.models import fit_factorized
 from edamcc.step_size import (
     StepSize,
@@ -227,20 +227,41 @@ def test_csa_generations_start_with_the_mean_shift_points_and_extras_do_not():
 
 
 # ----------------------------------------------------------------------------- two-point rule (edamcc-tpa)
+# edamcc-tpa switches at n = 300, as pycma; the mechanism is tested at small n with the switch at 1
+TPA_EVERYWHERE = replace(VARIANTS["edamcc-tpa"], name="tpa-everywhere", two_point_from=1)
+
+
+def _asked(variant, n, generations=6):
+    es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * n, variant=variant, seed=3, record_structure=False, repair="none")
+    rows = []
+    for _ in range(generations):
+        x = es.ask()
+        es.tell(x, np.sum((x - 1.0) ** 2, axis=1))
+        rows.append(x)
+    return np.concatenate(rows)
+
+
+def test_edamcc_tpa_is_edamcc_csa_below_300_variables_and_two_point_from_300_on():
+    np.testing.assert_array_equal(_asked("edamcc-tpa", 299), _asked("edamcc-csa", 299))
+    tpa, csa = _asked("edamcc-tpa", 300), _asked("edamcc-csa", 300)
+    assert tpa.shape == csa.shape and not np.array_equal(tpa, csa)
+    np.testing.assert_array_equal(_asked(TPA_EVERYWHERE, 300), tpa)
+
+
 def test_the_two_point_step_size_grows_on_a_linear_slope_and_shrinks_on_the_sphere():
-    es, sigmas = _run(lambda x: x[:, 0], 10, 40, repair="none", variant="edamcc-tpa")
+    es, sigmas = _run(lambda x: x[:, 0], 10, 40, repair="none", variant=TPA_EVERYWHERE)
     assert sigmas[-1] > 3 * sigmas[10]
     assert es._adaptation.tpa > 0  # the point ahead ranked better, generation after generation
-    es, sigmas = _run(lambda x: np.sum(x**2, axis=1), 10, 250, repair="none", variant="edamcc-tpa")
+    es, sigmas = _run(lambda x: np.sum(x**2, axis=1), 10, 250, repair="none", variant=TPA_EVERYWHERE)
     assert es.best_f < 1e-8
     assert min(s for s in sigmas[5:] if s is not None) < 1e-3 * sigmas[5]
 
 
 def _tpa_state(n=6):
     """An edamcc-tpa state with a mean-shift line, and the rows its sampler draws."""
-    es, _ = _run(lambda x: np.sum(x**2, axis=1), n, 4, repair="none", variant="edamcc-tpa")
+    es, _ = _run(lambda x: np.sum(x**2, axis=1), n, 4, repair="none", variant=TPA_EVERYWHERE)
     state = es._adaptation
-    assert state.two_point and state.line is not None
+    assert state.two_point_from == 1 and state.line is not None
     rows = state.sampler.sample(np.random.default_rng(0), 9, 0)
     return state, rows
 
@@ -270,8 +291,9 @@ def test_without_the_two_points_the_step_size_follows_the_path():
     moved[0, 3] = np.nextafter(moved[0, 3], np.inf)
     assert state.line_values(moved, values) is None
     assert state.line_values(rows, np.r_[np.nan, values[1:]]) is None
-    assert replace(state, two_point=False).line_values(rows, values) is None  # edamcc-csa never reads them
-    csa = replace(state, two_point=False).update(values, state.model, 3.0)
+    assert replace(state, two_point_from=None).line_values(rows, values) is None  # edamcc-csa never reads them
+    assert replace(state, two_point_from=7).line_values(rows, values) is None  # 6 variables: below the switch
+    csa = replace(state, two_point_from=None).update(values, state.model, 3.0)
     tpa = state.update(values, state.model, 3.0, None)
     assert tpa.sigma == csa.sigma and tpa.tpa == state.tpa
 
@@ -280,7 +302,7 @@ def test_a_tpa_run_resumes_bit_identically_after_pickle():
     def sphere(x):
         return np.sum(x**2, axis=1)
 
-    es, _ = _run(sphere, 5, 6, variant="edamcc-tpa")
+    es, _ = _run(sphere, 5, 6, variant=TPA_EVERYWHERE)
     twin = pickle.loads(pickle.dumps(es))
     for _ in range(5):
         a, b = es.ask(), twin.ask()

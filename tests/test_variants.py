@@ -17,8 +17,8 @@ def test_every_variant_is_one_answer_to_the_three_questions():
         assert v.scale in ("avs", "csa")
         assert "Table" in v.description or "Fig." in v.description or "et al." in v.description
     assert get_variant("edamcc-csa").adaptive and get_variant("edamcc-csa").scale == "csa"
-    assert [v.name for v in VARIANTS.values() if v.two_point] == ["edamcc-tpa"]
-    assert replace(get_variant("edamcc-tpa"), name="edamcc-csa", description=VARIANTS["edamcc-csa"].description, two_point=False) == VARIANTS["edamcc-csa"]
+    assert [(v.name, v.two_point_from) for v in VARIANTS.values() if v.two_point_from is not None] == [("edamcc-tpa", 300)]
+    assert replace(get_variant("edamcc-tpa"), name="edamcc-csa", description=VARIANTS["edamcc-csa"].description, two_point_from=None) == VARIANTS["edamcc-csa"]
 
 
 def test_lookup_is_forgiving_about_case_and_separators_and_strict_about_names():
@@ -33,7 +33,7 @@ def test_lookup_is_forgiving_about_case_and_separators_and_strict_about_names():
 def test_a_custom_variant_is_checked_when_it_is_made():
     custom = replace(VARIANTS["edamcc"], name="mine", block_scaling="emna")
     assert EDAMCCStrategy(bounds=[(0, 1)] * 3, variant=custom, seed=0).variant is custom
-    bad = {"grouping": "randm", "block_scaling": "eda", "scale": "cma", "identify_weak": 1, "name": "", "two_point": 1}
+    bad = {"grouping": "randm", "block_scaling": "eda", "scale": "cma", "identify_weak": 1, "name": ""}
     for field, value in bad.items():
         with pytest.raises(ValueError, match=f"^{field}: expected"):
             replace(VARIANTS["edamcc"], **{field: value})
@@ -42,5 +42,9 @@ def test_a_custom_variant_is_checked_when_it_is_made():
     with pytest.raises(ValueError, match="^chain:"):
         replace(VARIANTS["mimic"], adaptive=True)
     for base in ("edamcc", "edamcc-adaptive"):  # the two-point rule sets a cumulative step size's sigma: csa only
-        with pytest.raises(ValueError, match="^two_point: .*adaptive=True and scale='csa'"):
-            replace(VARIANTS[base], two_point=True)
+        with pytest.raises(ValueError, match="^two_point_from: .*adaptive=True and scale='csa'"):
+            replace(VARIANTS[base], two_point_from=300)
+    for bad_from in (0, -3, 2.5, True, "300"):
+        with pytest.raises(ValueError, match="^two_point_from: expected a positive integer"):
+            replace(VARIANTS["edamcc-tpa"], two_point_from=bad_from)
+    assert replace(VARIANTS["edamcc-tpa"], name="everywhere", two_point_from=1).two_point_from == 1

@@ -52,7 +52,7 @@ def start_adaptation(variant: Variant) -> Adaptation | StepSize | None:
     """The scale control's state before a run's first generation (None: the paper's ML fit)."""
     if not variant.adaptive:
         return None
-    return StepSize(two_point=variant.two_point) if variant.scale == "csa" else Adaptation()
+    return StepSize(two_point_from=variant.two_point_from) if variant.scale == "csa" else Adaptation()
 
 
 # ----------------------------------------------------------------------------- membership

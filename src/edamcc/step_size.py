@@ -47,9 +47,9 @@ separates the model's *shape* from its *scale*:
   (``benchmarks/line_samples.py``). They speed up the sphere and cost time on the
   ellipsoid; over COCO's 24 functions they pay (README, "How it compares").
 
-* **Two-point step size** (``variant="edamcc-tpa"``): the scale follows the two mean-shift
-  samples instead of the path (Hansen, "CMA-ES with two-point step-size adaptation", INRIA
-  report 6527, 2008; constants of pycma's ``CMAAdaptSigmaTPA``, its rule from n = 300 on). With
+* **Two-point step size** (``variant="edamcc-tpa"``, from n = 300 on, as pycma): the scale
+  follows the two mean-shift samples instead of the path (Hansen, "CMA-ES with two-point
+  step-size adaptation", INRIA report 6527, 2008; constants of pycma's ``CMAAdaptSigmaTPA``). With
   lambda rows and f_+ = f(m' + l), f_- = f(m' - l),
   z = (#{f < f_-} - #{f < f_+}) / (lambda - 1),  s <- 0.7 s + 0.3 sign(z) |z|^(1/2),
   sigma <- sigma exp(s / d),  d = 0.7 + 2 ln n + 2 ln max(1, lambda - n):
@@ -130,7 +130,7 @@ class StepSize:
     evolution: NDArray[np.float64] | None = None  # p_c, the mean's path for the rank-one term
     generations: int = 0  # updates with a model so far (the stall indicator's bias correction)
     line: NDArray[np.float64] | None = None  # the mean's last step, as long as a typical sample
-    two_point: bool = False  # the step size follows the two mean-shift samples' ranks (edamcc-tpa)
+    two_point_from: int | None = None  # from this n on, sigma follows the two mean-shift samples' ranks (edamcc-tpa)
     tpa: float = 0.0  # s, the two-point rule's smoothed rank difference
 
     @property
@@ -146,8 +146,8 @@ class StepSize:
     def line_values(self, rows: NDArray[np.float64], values: NDArray[np.float64]) -> NDArray[np.float64] | None:
         """f(m' + l) and f(m' - l) for the two-point rule: the values of a generation's first
         two ``rows`` when they are exactly this state's mean-shift points and both values are
-        finite; else None (and always None without ``two_point``)."""
-        if not self.two_point or self.line is None or rows.shape[0] < 3:
+        finite; else None (and always None below ``two_point_from`` variables)."""
+        if self.two_point_from is None or rows.shape[1] < self.two_point_from or self.line is None or rows.shape[0] < 3:
             return None
         points = self.model.mean + np.stack([self.line, -self.line])  # type: ignore[union-attr]  # as LineSamples draws them
         if not (np.array_equal(rows[:2], points) and np.all(np.isfinite(values[:2]))):
@@ -201,7 +201,7 @@ class StepSize:
         shape = shape / np.mean(shape)
         model = sampling_model(fitted, sigma, shape, mu_eff)
         line = None if self.model is None else mean_shift_line(model, fitted.mean - self.model.mean)
-        return StepSize(sigma, path, shape, model, best, evolution, generations, line, self.two_point, tpa)
+        return StepSize(sigma, path, shape, model, best, evolution, generations, line, self.two_point_from, tpa)
 
 
 def mean_shift_line(model: FactorizedGaussian, step: NDArray[np.float64]) -> NDArray[np.float64] | None:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .checks import is_int
 from .models import BLOCK_SCALINGS
 
 GROUPINGS = ("random", "greedy", "single", "none")
 SCALES = ("avs", "csa")
+TWO_POINT_FROM = 300  # pycma's TPA_dimension: two-point step size from n = 300 on, cumulative below
 
 
 @dataclass(frozen=True)
@@ -33,9 +35,9 @@ class Variant:
             variance scaling with anticipated mean shift (:mod:`edamcc.adaptation`), or
             ``"csa"``, rank-weighted fits with a remembered shape and a cumulative step size
             (:mod:`edamcc.step_size`). Ignored by the paper's variants.
-        two_point: ``scale="csa"`` only: the step size follows the ranks of the two mean-shift
-            samples (two-point step-size adaptation, Hansen 2008, as pycma from n = 300 on)
-            instead of the length of the mean's path.
+        two_point_from: ``scale="csa"`` only: from this dimension on, the step size follows the
+            ranks of the two mean-shift samples (two-point step-size adaptation, Hansen 2008)
+            instead of the length of the mean's path; None: never. pycma switches at 300.
     """
 
     name: str
@@ -46,13 +48,13 @@ class Variant:
     chain: bool = False
     adaptive: bool = False
     scale: str = "avs"
-    two_point: bool = False
+    two_point_from: int | None = None
 
     def __post_init__(self) -> None:
         """A variant is checked when it is made, so that a custom one fails before any run."""
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name: expected a non-empty string; got {self.name!r}")
-        for field in ("identify_weak", "chain", "adaptive", "two_point"):
+        for field in ("identify_weak", "chain", "adaptive"):
             if not isinstance(getattr(self, field), bool):
                 raise ValueError(f"{field}: expected True or False; got {getattr(self, field)!r}")
         for field, allowed in (("grouping", GROUPINGS), ("block_scaling", BLOCK_SCALINGS), ("scale", SCALES)):
@@ -61,8 +63,11 @@ class Variant:
         if self.chain and (self.grouping != "none" or self.identify_weak or self.adaptive):
             raise ValueError("chain: MIMIC's chain is a model of all variables and a paper baseline, so it needs "
                              "grouping='none', identify_weak=False and adaptive=False")
-        if self.two_point and not (self.adaptive and self.scale == "csa"):
-            raise ValueError("two_point: the two-point step size replaces the cumulative one, so it needs adaptive=True and scale='csa'")
+        if self.two_point_from is not None:
+            if not is_int(self.two_point_from) or self.two_point_from < 1:
+                raise ValueError(f"two_point_from: expected a positive integer (a dimension) or None; got {self.two_point_from!r}")
+            if not (self.adaptive and self.scale == "csa"):
+                raise ValueError("two_point_from: the two-point step size replaces the cumulative one, so it needs adaptive=True and scale='csa'")
 
 
 VARIANTS: dict[str, Variant] = {
@@ -90,14 +95,15 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "edamcc-tpa",
-            "edamcc-csa with two-point step-size adaptation: the step size follows the ranks of the two samples on "
-            "the mean's last step (Hansen 2008, Hansen et al. 2014; pycma's rule from n = 300 on) instead of the length of the mean's path",
+            "edamcc-csa with two-point step-size adaptation from n = 300 on, as pycma: the step size follows the ranks "
+            "of the two samples on the mean's last step (Hansen 2008, Hansen et al. 2014) instead of the length of the "
+            "mean's path; below n = 300 the same as edamcc-csa",
             True,
             "random",
             "emna",
             adaptive=True,
             scale="csa",
-            two_point=True,
+            two_point_from=TWO_POINT_FROM,
         ),
         Variant(
             "edamcc-emna",
