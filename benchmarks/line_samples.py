@@ -2,6 +2,7 @@
 
     python benchmarks/line_samples.py                  # n = 80 and 320, 3 seeds
     python benchmarks/line_samples.py --dims 80 --seeds 0 1 2 3 4
+    python benchmarks/line_samples.py --dims 320 --algorithms edamcc edamcc-tpa sep-cma --out benchmarks/results/adaptive/line_samples_tpa.json
 
 What the mean-shift samples of ``edamcc-csa`` (:class:`edamcc.models.LineSamples`) are for:
 the progress per generation on smooth functions. Both functions are COCO's f1 and f2 without
@@ -25,10 +26,11 @@ from pathlib import Path
 import numpy as np
 from common import RESULTS
 
-from edamcc import EDAMCCStrategy
+from edamcc import DEFAULT_VARIANT, EDAMCCStrategy
 
 TARGET = 1e-8
 BUDGET_FACTOR = 1000
+VARIANT_OF = {"edamcc": DEFAULT_VARIANT, "edamcc-tpa": "edamcc-tpa"}  # "edamcc": the package's default
 
 
 def problem(name: str, n: int, seed: int):
@@ -45,8 +47,9 @@ def evaluations_to_target(algorithm: str, name: str, n: int, seed: int) -> int |
     f = problem(name, n, seed)
     budget = BUDGET_FACTOR * n
     used = 0
-    if algorithm == "edamcc":
-        es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * n, seed=seed, budget=budget, repair="none", record_structure=False)
+    if algorithm in VARIANT_OF:
+        es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * n, seed=seed, budget=budget, repair="none", record_structure=False,
+                            variant=VARIANT_OF[algorithm])  # fmt: skip
         while used < budget and not es.should_stop():
             x = es.ask()
             y = f(x)
@@ -69,18 +72,39 @@ def evaluations_to_target(algorithm: str, name: str, n: int, seed: int) -> int |
     return None
 
 
-def main() -> None:
+def command(args: argparse.Namespace) -> str:
+    """The command line that rewrites this table (the defaults left out)."""
+    parts = ["python benchmarks/line_samples.py"]
+    if args.dims != [80, 320]:
+        parts.append("--dims " + " ".join(map(str, args.dims)))
+    if args.seeds != [0, 1, 2]:
+        parts.append("--seeds " + " ".join(map(str, args.seeds)))
+    if args.algorithms != ["edamcc", "sep-cma"]:
+        parts.append("--algorithms " + " ".join(args.algorithms))
+    out = Path(args.out).resolve()
+    if out != (RESULTS / "adaptive" / "line_samples.json").resolve():
+        root = RESULTS.resolve().parent.parent
+        parts.append(f"--out {out.relative_to(root) if out.is_relative_to(root) else out}")
+    return " ".join(parts)
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dims", nargs="+", type=int, default=[80, 320])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--algorithms", nargs="+", default=["edamcc", "sep-cma"], choices=[*VARIANT_OF, "sep-cma"])
     parser.add_argument("--out", default=str(RESULTS / "adaptive" / "line_samples.json"))
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = build_parser().parse_args()
     import edamcc
 
     rows = []
     for n in args.dims:
         for name in ("sphere", "ellipsoid"):
-            for algorithm in ("edamcc", "sep-cma"):
+            for algorithm in args.algorithms:
                 t = time.perf_counter()
                 hits = [evaluations_to_target(algorithm, name, n, s) for s in args.seeds]
                 per_n = [BUDGET_FACTOR if h is None else h / n for h in hits]
@@ -91,16 +115,18 @@ def main() -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"edamcc": edamcc.__version__, "target": TARGET, "rows": rows}, indent=1))
+    header = {"edamcc": "edamcc default", "edamcc-tpa": "edamcc-tpa", "sep-cma": "sep-CMA-ES"}
     lines = [f"Evaluations / n to reach {TARGET:g}, median over seeds {args.seeds} (edamcc {edamcc.__version__}; "
-             f"`python benchmarks/line_samples.py`)", "", "| n | function | edamcc default | sep-CMA-ES |", "|---|---|---|---|"]  # fmt: skip
+             f"`{command(args)}`)", "", "| n | function | " + " | ".join(header[a] for a in args.algorithms) + " |",
+             "|---|---|" + "---|" * len(args.algorithms)]  # fmt: skip
     by = {(r["n"], r["function"], r["algorithm"]): r for r in rows}
     for n in args.dims:
         for name in ("sphere", "ellipsoid"):
             cells = []
-            for algorithm in ("edamcc", "sep-cma"):
+            for algorithm in args.algorithms:
                 r = by[(n, name, algorithm)]
                 cells.append((">" if r["missed"] * 2 > len(args.seeds) else "") + f"{r['median_per_n']:.0f}")
-            lines.append(f"| {n} | {name} | {cells[0]} | {cells[1]} |")
+            lines.append(f"| {n} | {name} | " + " | ".join(cells) + " |")
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
