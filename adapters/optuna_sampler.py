@@ -21,9 +21,9 @@ trials, through the same rule as :class:`edamcc.EDAMCCStrategy` (:mod:`edamcc.ge
   (``heartbeat_interval`` on the storage) so that such trials are marked FAIL;
 * a trial is drawn from the model of its own generation when every earlier generation has
   closed, else from the newest model whose generations have (so no worker ever waits), and
-  records which one in its system attributes. With ``edamcc-csa`` the first two trials of a
-  generation's block are its mean-shift points (:class:`edamcc.models.LineSamples`) when drawn
-  from their own generation's model;
+  records which one in its system attributes. With ``edamcc-csa`` and ``edamcc-tpa`` the first
+  two trials of a generation's block are its mean-shift points (:class:`edamcc.models.LineSamples`)
+  when drawn from their own generation's model (``edamcc-tpa``'s step size reads their values);
 * the study's seed (stored once in the study's system attributes) seeds each generation's
   fit and, with the trial number, each trial's draw: workers never propose the same point,
   and any worker, in any process, with any storage, builds the same model for a generation.
