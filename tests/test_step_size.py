@@ -21,6 +21,9 @@ from edamcc.step_size import (
     whiten,
 )
 
+# edamcc-tpa switches at n = 300, as pycma; the mechanism is tested at small n with the switch at 1
+TPA_EVERYWHERE = replace(VARIANTS["edamcc-tpa"], name="tpa-everywhere", two_point_from=1)
+
 
 def test_recombination_weights_are_positive_decreasing_and_sum_to_one():
     for mu in (2, 5, 8, 50):
@@ -121,18 +124,19 @@ def test_the_shape_learns_a_separable_ellipsoid():
     assert es.best_f < 1e-6
 
 
-def test_a_csa_run_resumes_bit_identically_after_pickle():
+@pytest.mark.parametrize("variant", ["edamcc-csa", TPA_EVERYWHERE], ids=["csa", "tpa"])
+def test_a_csa_or_tpa_run_resumes_bit_identically_after_pickle(variant):
     def sphere(x):
         return np.sum(x**2, axis=1)
 
-    es, _ = _run(sphere, 5, 6)
+    es, _ = _run(sphere, 5, 6, variant=variant)
     twin = pickle.loads(pickle.dumps(es))
     for _ in range(5):
         a, b = es.ask(), twin.ask()
         np.testing.assert_array_equal(a, b)
         es.tell(a, sphere(a))
         twin.tell(b, sphere(b))
-    assert es.step_size == twin.step_size
+    assert es.step_size == twin.step_size and es._adaptation.tpa == twin._adaptation.tpa
 
 
 def test_csa_defaults_follow_the_one_population_rule():
@@ -227,8 +231,6 @@ def test_csa_generations_start_with_the_mean_shift_points_and_extras_do_not():
 
 
 # ----------------------------------------------------------------------------- two-point rule (edamcc-tpa)
-# edamcc-tpa switches at n = 300, as pycma; the mechanism is tested at small n with the switch at 1
-TPA_EVERYWHERE = replace(VARIANTS["edamcc-tpa"], name="tpa-everywhere", two_point_from=1)
 
 
 def _asked(variant, n, generations=6):
@@ -296,17 +298,3 @@ def test_without_the_two_points_the_step_size_follows_the_path():
     csa = replace(state, two_point_from=None).update(values, state.model, 3.0)
     tpa = state.update(values, state.model, 3.0, None)
     assert tpa.sigma == csa.sigma and tpa.tpa == state.tpa
-
-
-def test_a_tpa_run_resumes_bit_identically_after_pickle():
-    def sphere(x):
-        return np.sum(x**2, axis=1)
-
-    es, _ = _run(sphere, 5, 6, variant=TPA_EVERYWHERE)
-    twin = pickle.loads(pickle.dumps(es))
-    for _ in range(5):
-        a, b = es.ask(), twin.ask()
-        np.testing.assert_array_equal(a, b)
-        es.tell(a, sphere(a))
-        twin.tell(b, sphere(b))
-    assert es.step_size == twin.step_size and es._adaptation.tpa == twin._adaptation.tpa
