@@ -196,6 +196,7 @@ REGISTERED = {
     "EDAMCC-Paper": PAPER_VARIANT,
     "EDAMCC-CSA": "edamcc-csa",
     "EDAMCC-TPA": "edamcc-tpa",
+    "EDAMCC-SEP-CC": "edamcc-sep-cc",
     "EDAMCC-Adaptive": "edamcc-adaptive",
     "EDAMCC-EMNA": "edamcc-emna",
     "EDAMCC-GC": "edamcc-gc",

@@ -26,8 +26,8 @@ import numpy as np
 from common import FUNCTIONS, RESULTS, ZERO, load_runs, verdict_of, write_report
 
 OUT = RESULTS / "adaptive"
-ORDER = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-default", "sep-cma"]
-ADAPTIVE = ["edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all"]  # each gets its verdict against sep-CMA-ES
+ORDER = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-default", "sep-cma"]
+ADAPTIVE = ["edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc"]  # each gets its verdict against sep-CMA-ES
 
 
 def medians(runs: list[dict]) -> dict[tuple, dict[str, dict[str, float]]]:

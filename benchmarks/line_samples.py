@@ -30,7 +30,7 @@ from edamcc import DEFAULT_VARIANT, EDAMCCStrategy
 
 TARGET = 1e-8
 BUDGET_FACTOR = 1000
-VARIANT_OF = {"edamcc": DEFAULT_VARIANT, "edamcc-tpa": "edamcc-tpa"}  # "edamcc": the package's default
+VARIANT_OF = {"edamcc": DEFAULT_VARIANT, "edamcc-tpa": "edamcc-tpa", "edamcc-sep-cc": "edamcc-sep-cc"}  # "edamcc": the package's default
 
 
 def problem(name: str, n: int, seed: int):
@@ -115,7 +115,7 @@ def main() -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"edamcc": edamcc.__version__, "target": TARGET, "rows": rows}, indent=1))
-    header = {"edamcc": "edamcc default", "edamcc-tpa": "edamcc-tpa", "sep-cma": "sep-CMA-ES"}
+    header = {"edamcc": "edamcc default", "edamcc-tpa": "edamcc-tpa", "edamcc-sep-cc": "edamcc-sep-cc", "sep-cma": "sep-CMA-ES"}
     lines = [f"Evaluations / n to reach {TARGET:g}, median over seeds {args.seeds} (edamcc {edamcc.__version__}; "
              f"`{command(args)}`)", "", "| n | function | " + " | ".join(header[a] for a in args.algorithms) + " |",
              "|---|---|" + "---|" * len(args.algorithms)]  # fmt: skip

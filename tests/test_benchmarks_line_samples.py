@@ -8,7 +8,7 @@ from edamcc import DEFAULT_VARIANT
 
 
 def test_each_entry_runs_its_variant_and_counts_the_evaluations_to_the_target():
-    assert line_samples.VARIANT_OF == {"edamcc": DEFAULT_VARIANT, "edamcc-tpa": "edamcc-tpa"}
+    assert line_samples.VARIANT_OF == {"edamcc": DEFAULT_VARIANT, "edamcc-tpa": "edamcc-tpa", "edamcc-sep-cc": "edamcc-sep-cc"}
     for algorithm in line_samples.VARIANT_OF:
         hit = line_samples.evaluations_to_target(algorithm, "sphere", 8, 0)
         assert hit is not None and 8 < hit <= line_samples.BUDGET_FACTOR * 8

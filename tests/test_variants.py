@@ -8,7 +8,7 @@ from edamcc import VARIANTS, EDAMCCStrategy, Variant, get_variant
 
 
 def test_every_variant_is_one_answer_to_the_three_questions():
-    assert set(VARIANTS) == {"edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-emna", "edamcc-gc", "wi-only", "sm-only", "umdac", "emna-global", "eeda", "mimic"}
+    assert set(VARIANTS) == {"edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-sep-cc", "edamcc-emna", "edamcc-gc", "wi-only", "sm-only", "umdac", "emna-global", "eeda", "mimic"}
     assert get_variant("edamcc") == Variant("edamcc", VARIANTS["edamcc"].description, True, "random", "eeda")
     assert (get_variant("umdac").identify_weak, get_variant("umdac").grouping) == (False, "none")
     assert get_variant("mimic").chain and get_variant("emna-global").block_scaling == "emna"
@@ -19,6 +19,8 @@ def test_every_variant_is_one_answer_to_the_three_questions():
     assert get_variant("edamcc-csa").adaptive and get_variant("edamcc-csa").scale == "csa"
     assert [(v.name, v.two_point_from) for v in VARIANTS.values() if v.two_point_from is not None] == [("edamcc-tpa", 300)]
     assert replace(get_variant("edamcc-tpa"), name="edamcc-csa", description=VARIANTS["edamcc-csa"].description, two_point_from=None) == VARIANTS["edamcc-csa"]
+    assert [v.name for v in VARIANTS.values() if v.rank_one_path != "cma"] == ["edamcc-sep-cc"]
+    assert replace(get_variant("edamcc-sep-cc"), name="edamcc-csa", description=VARIANTS["edamcc-csa"].description, rank_one_path="cma") == VARIANTS["edamcc-csa"]
 
 
 def test_lookup_is_forgiving_about_case_and_separators_and_strict_about_names():
@@ -48,3 +50,8 @@ def test_a_custom_variant_is_checked_when_it_is_made():
         with pytest.raises(ValueError, match="^two_point_from: expected a positive integer"):
             replace(VARIANTS["edamcc-tpa"], two_point_from=bad_from)
     assert replace(VARIANTS["edamcc-tpa"], name="everywhere", two_point_from=1).two_point_from == 1
+    with pytest.raises(ValueError, match="^rank_one_path: expected one of"):
+        replace(VARIANTS["edamcc-sep-cc"], rank_one_path="sep")
+    for base in ("edamcc", "edamcc-adaptive"):  # the path feeds csa's remembered shape: csa only
+        with pytest.raises(ValueError, match="^rank_one_path: .*adaptive=True and scale='csa'"):
+            replace(VARIANTS[base], rank_one_path="separable")

@@ -76,6 +76,12 @@ def edamcc_tpa(problem, lower, upper, budget, seed):
     _edamcc(problem, lower, upper, budget, seed, variant="edamcc-tpa", repair="none")
 
 
+@register("edamcc-sep-cc", "edamcc", "edamcc.minimize, variant edamcc-sep-cc (sep-CMA-ES's rate for the rank-one path), "
+          "repair='none' as edamcc-default")
+def edamcc_sep_cc(problem, lower, upper, budget, seed):
+    _edamcc(problem, lower, upper, budget, seed, variant="edamcc-sep-cc", repair="none")
+
+
 @register("edamcc-adaptive", "edamcc", "edamcc.minimize, variant edamcc-adaptive (the default of 0.2), its defaults otherwise "
           "(samples clipped to the box)")
 def edamcc_adaptive(problem, lower, upper, budget, seed):

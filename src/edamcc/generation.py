@@ -52,7 +52,9 @@ def start_adaptation(variant: Variant) -> Adaptation | StepSize | None:
     """The scale control's state before a run's first generation (None: the paper's ML fit)."""
     if not variant.adaptive:
         return None
-    return StepSize(two_point_from=variant.two_point_from) if variant.scale == "csa" else Adaptation()
+    if variant.scale != "csa":
+        return Adaptation()
+    return StepSize(two_point_from=variant.two_point_from, rank_one_path=variant.rank_one_path)
 
 
 # ----------------------------------------------------------------------------- membership

@@ -108,6 +108,15 @@ def two_point_damping(n: int, rows: int) -> float:
     return 0.7 + 2.0 * math.log(n) + 2.0 * math.log(max(1, rows - n))
 
 
+def path_rate(n: int, mu_eff: float, kind: str = "cma") -> float:
+    """c_c, the rate of the mean's path p_c that feeds the shape's rank-one term: ``"cma"``,
+    (4 + mu_eff / n) / (n + 4 + 2 mu_eff / n) (Hansen's tutorial), or ``"separable"``, pycma's
+    rate for sep-CMA-ES, (1 + 1 / n + mu_eff / n) / (sqrt(n) + 1 / n + 2 mu_eff / n)."""
+    if kind == "separable":
+        return (1.0 + 1.0 / n + mu_eff / n) / (math.sqrt(n) + 1.0 / n + 2.0 * mu_eff / n)
+    return (4.0 + mu_eff / n) / (n + 4.0 + 2.0 * mu_eff / n)
+
+
 def whiten(model: FactorizedGaussian, step: NDArray[np.float64]) -> NDArray[np.float64]:
     """``step`` (``(n,)``) in the coordinates where ``model``'s covariance is the identity."""
     y = np.empty_like(step)
@@ -132,6 +141,7 @@ class StepSize:
     line: NDArray[np.float64] | None = None  # the mean's last step, as long as a typical sample
     two_point_from: int | None = None  # from this n on, sigma follows the two mean-shift samples' ranks (edamcc-tpa)
     tpa: float = 0.0  # s, the two-point rule's smoothed rank difference
+    rank_one_path: str = "cma"  # c_c of p_c: "cma" (about 4 / n) or "separable" (pycma's sep-CMA-ES, about 1 / sqrt(n))
 
     @property
     def sampler(self) -> Any:
@@ -188,7 +198,7 @@ class StepSize:
                 log_step = min(MAX_LOG_STEP, tpa / two_point_damping(n, values.size))
             generations = self.generations + 1
             stalled = norm / math.sqrt(1.0 - (1.0 - c) ** (2 * generations)) >= (STALL_FACTOR + 2.0 / (n + 1.0)) * expected_norm(n)
-            cc = (4.0 + mu_eff / n) / (n + 4.0 + 2.0 * mu_eff / n)
+            cc = path_rate(n, mu_eff, self.rank_one_path)
             c1 = (n + 2.0) / 3.0 * 2.0 / ((n + 1.3) ** 2 + mu_eff)
             c_mu = min(1.0 - c1, SHAPE_RATE * (mu_eff + 2.0) / (n + 5.0))
             previous = np.zeros(n) if self.evolution is None else self.evolution
@@ -201,7 +211,7 @@ class StepSize:
         shape = shape / np.mean(shape)
         model = sampling_model(fitted, sigma, shape, mu_eff)
         line = None if self.model is None else mean_shift_line(model, fitted.mean - self.model.mean)
-        return StepSize(sigma, path, shape, model, best, evolution, generations, line, self.two_point_from, tpa)
+        return StepSize(sigma, path, shape, model, best, evolution, generations, line, self.two_point_from, tpa, self.rank_one_path)
 
 
 def mean_shift_line(model: FactorizedGaussian, step: NDArray[np.float64]) -> NDArray[np.float64] | None:

@@ -14,6 +14,7 @@ from .models import BLOCK_SCALINGS
 
 GROUPINGS = ("random", "greedy", "single", "none")
 SCALES = ("avs", "csa")
+RANK_ONE_PATHS = ("cma", "separable")
 TWO_POINT_FROM = 300  # pycma's TPA_dimension: two-point step size from n = 300 on, cumulative below
 
 
@@ -38,6 +39,10 @@ class Variant:
         two_point_from: ``scale="csa"`` only: from this dimension on, the step size follows the
             ranks of the two mean-shift samples (two-point step-size adaptation, Hansen 2008)
             instead of the length of the mean's path; None: never. pycma switches at 300.
+        rank_one_path: ``scale="csa"`` only: the rate c_c of the mean's path p_c that feeds the
+            rank-one term of the shape: ``"cma"``, (4 + mu_eff / n) / (n + 4 + 2 mu_eff / n)
+            (Hansen's tutorial, about 4 / n), or ``"separable"``, pycma's rate for sep-CMA-ES,
+            (1 + 1 / n + mu_eff / n) / (sqrt(n) + 1 / n + 2 mu_eff / n) (about 1 / sqrt(n)).
     """
 
     name: str
@@ -49,6 +54,7 @@ class Variant:
     adaptive: bool = False
     scale: str = "avs"
     two_point_from: int | None = None
+    rank_one_path: str = "cma"
 
     def __post_init__(self) -> None:
         """A variant is checked when it is made, so that a custom one fails before any run."""
@@ -57,7 +63,7 @@ class Variant:
         for field in ("identify_weak", "chain", "adaptive"):
             if not isinstance(getattr(self, field), bool):
                 raise ValueError(f"{field}: expected True or False; got {getattr(self, field)!r}")
-        for field, allowed in (("grouping", GROUPINGS), ("block_scaling", BLOCK_SCALINGS), ("scale", SCALES)):
+        for field, allowed in (("grouping", GROUPINGS), ("block_scaling", BLOCK_SCALINGS), ("scale", SCALES), ("rank_one_path", RANK_ONE_PATHS)):
             if getattr(self, field) not in allowed:
                 raise ValueError(f"{field}: expected one of {allowed}; got {getattr(self, field)!r}")
         if self.chain and (self.grouping != "none" or self.identify_weak or self.adaptive):
@@ -68,6 +74,8 @@ class Variant:
                 raise ValueError(f"two_point_from: expected a positive integer (a dimension) or None; got {self.two_point_from!r}")
             if not (self.adaptive and self.scale == "csa"):
                 raise ValueError("two_point_from: the two-point step size replaces the cumulative one, so it needs adaptive=True and scale='csa'")
+        if self.rank_one_path != "cma" and not (self.adaptive and self.scale == "csa"):
+            raise ValueError("rank_one_path: the path feeds the remembered shape of scale='csa', so it needs adaptive=True and scale='csa'")
 
 
 VARIANTS: dict[str, Variant] = {
@@ -104,6 +112,17 @@ VARIANTS: dict[str, Variant] = {
             adaptive=True,
             scale="csa",
             two_point_from=TWO_POINT_FROM,
+        ),
+        Variant(
+            "edamcc-sep-cc",
+            "edamcc-csa (WI and SM as in Fig. 6) with sep-CMA-ES's rate for the mean's path of the shape's rank-one "
+            "term, pycma's cc_sep (about 1 / sqrt(n) instead of 4 / n)",
+            True,
+            "random",
+            "emna",
+            adaptive=True,
+            scale="csa",
+            rank_one_path="separable",
         ),
         Variant(
             "edamcc-emna",
