@@ -15,6 +15,7 @@ from edamcc.step_size import (
     effective_mu,
     expected_norm,
     mean_shift_line,
+    path_rate,
     recombination_weights,
     sampling_model,
     two_point_damping,
@@ -124,7 +125,7 @@ def test_the_shape_learns_a_separable_ellipsoid():
     assert es.best_f < 1e-6
 
 
-@pytest.mark.parametrize("variant", ["edamcc-csa", TPA_EVERYWHERE], ids=["csa", "tpa"])
+@pytest.mark.parametrize("variant", ["edamcc-csa", TPA_EVERYWHERE, "edamcc-sep-cc"], ids=["csa", "tpa", "sep-cc"])
 def test_a_csa_or_tpa_run_resumes_bit_identically_after_pickle(variant):
     def sphere(x):
         return np.sum(x**2, axis=1)
@@ -137,6 +138,7 @@ def test_a_csa_or_tpa_run_resumes_bit_identically_after_pickle(variant):
         es.tell(a, sphere(a))
         twin.tell(b, sphere(b))
     assert es.step_size == twin.step_size and es._adaptation.tpa == twin._adaptation.tpa
+    assert twin._adaptation.rank_one_path == es._adaptation.rank_one_path == es.variant.rank_one_path
 
 
 def test_csa_defaults_follow_the_one_population_rule():
@@ -195,6 +197,36 @@ def test_the_rank_one_path_accumulates_steps_in_one_direction():
         state = state.update(np.arange(mu, dtype=float), fitted, mu_eff)
         firsts.append(state.evolution[0])
     assert firsts[0] > 0 and firsts[2] > firsts[1] > firsts[0]
+
+
+def test_path_rate_is_the_tutorials_rate_or_pycmas_separable_one():
+    n, mu_eff = 100, 5.9
+    assert path_rate(n, mu_eff) == path_rate(n, mu_eff, "cma") == (4.0 + mu_eff / n) / (n + 4.0 + 2.0 * mu_eff / n)
+    assert path_rate(n, mu_eff, "separable") == (1.0 + 1.0 / n + mu_eff / n) / (10.0 + 1.0 / n + 2.0 * mu_eff / n)
+    # about 4 / n against about 1 / sqrt(n): at n = 10,000 the separable path forgets 25 times sooner
+    assert path_rate(10_000, mu_eff) == pytest.approx(4e-4, rel=0.01)
+    assert path_rate(10_000, mu_eff, "separable") == pytest.approx(1e-2, rel=0.01)
+    with pytest.raises(ValueError, match="^rank_one_path: expected 'cma' or 'separable'"):
+        path_rate(n, mu_eff, "sep")
+
+
+@pytest.mark.parametrize("kind", ["cma", "separable"])
+def test_the_rank_one_path_decays_at_the_variants_rate(kind):
+    """p_c <- (1 - c_c) p_c + sqrt(c_c (2 - c_c) mu_eff) (m' - m) / sigma, with c_c = path_rate(n, mu_eff, kind)."""
+    n, mu = 50, 6
+    w = recombination_weights(mu)
+    mu_eff = 1.0 / np.sum(w**2)
+    state = replace(_started(n, sigma=1.0), rank_one_path=kind)
+    cc = path_rate(n, mu_eff, kind)
+    for k in range(3):
+        selected = np.tile(state.model.mean, (mu, 1)) + np.random.default_rng(k).normal(0.0, 0.1, (mu, n))
+        fitted = fit_factorized(selected, np.arange(n), [], "emna", w)
+        after = state.update(np.arange(mu, dtype=float), fitted, mu_eff)
+        step = fitted.mean - state.model.mean
+        expected = (1.0 - cc) * state.evolution + np.sqrt(cc * (2.0 - cc) * mu_eff) * step / state.sigma
+        np.testing.assert_allclose(after.evolution, expected, rtol=1e-12, atol=1e-15)
+        assert after.rank_one_path == kind
+        state = after
 
 
 def test_the_mean_shift_line_is_the_step_at_a_typical_sample_length():

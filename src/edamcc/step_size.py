@@ -22,7 +22,10 @@ separates the model's *shape* from its *scale*:
   (m' - m) / sigma, with h = 0 while the step-size path is long (the stall indicator of
   Hansen's tutorial). Rates: c_mu = 0.3 (mu_eff + 2) / (n + 5), about sep-CMA-ES's
   (n + 2) / 3 times CMA-ES's c_mu; c_1 = (n + 2) / 3 * 2 / ((n + 1.3)^2 + mu_eff);
-  c_c = (4 + mu_eff / n) / (n + 4 + 2 mu_eff / n). D is normalized to mean 1 (an
+  c_c = (4 + mu_eff / n) / (n + 4 + 2 mu_eff / n), or with ``variant="edamcc-sep-cc"`` pycma's
+  rate for sep-CMA-ES, c_c = (1 + 1/n + mu_eff/n) / (sqrt(n) + 1/n + 2 mu_eff/n) (:func:`path_rate`;
+  ``benchmarks/shape_condition.py``: with the slower rate and the mean-shift samples, the shape's
+  condition on the rotated elliptic F9 at n = 100 grows past 1e17 and the run stalls). D is normalized to mean 1 (an
   arithmetic mean: a variable pinned to a bound by the repair has a vanishing variance that a
   geometric mean would turn into a huge scale for all others). A group's correlations come
   from the generation's fit, shrunk towards the identity by s / (s + mu_eff) for a group of s
@@ -114,6 +117,8 @@ def path_rate(n: int, mu_eff: float, kind: str = "cma") -> float:
     rate for sep-CMA-ES, (1 + 1 / n + mu_eff / n) / (sqrt(n) + 1 / n + 2 mu_eff / n)."""
     if kind == "separable":
         return (1.0 + 1.0 / n + mu_eff / n) / (math.sqrt(n) + 1.0 / n + 2.0 * mu_eff / n)
+    if kind != "cma":
+        raise ValueError(f"rank_one_path: expected 'cma' or 'separable'; got {kind!r}")
     return (4.0 + mu_eff / n) / (n + 4.0 + 2.0 * mu_eff / n)
 
 
