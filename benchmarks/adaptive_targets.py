@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from common import FUNCTIONS, RESULTS, ZERO, load_runs, verdict_of, write_report
+from common import FUNCTIONS, RESULTS, ZERO, load_runs, shown_path, verdict_of, write_report
 
 OUT = RESULTS / "adaptive"
 ORDER = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-default", "sep-cma"]
@@ -48,9 +48,7 @@ def regenerate_command(out: Path) -> str:
     folder = Path(out).resolve()
     if folder == OUT.resolve():
         return "python benchmarks/adaptive_targets.py"
-    root = RESULTS.resolve().parent.parent
-    shown = folder.relative_to(root) if folder.is_relative_to(root) else folder
-    return f"python benchmarks/adaptive_targets.py --runs {shown}"
+    return f"python benchmarks/adaptive_targets.py --runs {shown_path(folder)}"
 
 
 def report(out: Path = OUT) -> str:

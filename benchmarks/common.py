@@ -56,6 +56,27 @@ def run_jobs(
             print(f"[{k}/{len(todo)}] {progress(j, result)}", flush=True)
 
 
+def shown_path(path: Path | str) -> Path:
+    """``path`` as a report shows it: relative to the repository when it is inside it."""
+    resolved = Path(path).resolve()
+    root = RESULTS.resolve().parent.parent
+    return resolved.relative_to(root) if resolved.is_relative_to(root) else resolved
+
+
+def rerun_command(script: str, parser: Any, args: Any, options: Sequence[str]) -> str:
+    """The command line that rewrites a script's table: ``options`` (argparse dests, in order)
+    that differ from the parser's defaults, then ``--out`` when it is not the default file."""
+    defaults = parser.parse_args([])
+    parts = [f"python benchmarks/{script}"]
+    for dest in options:
+        value = getattr(args, dest)
+        if value != getattr(defaults, dest):
+            parts.append(f"--{dest.replace('_', '-')} " + (" ".join(map(str, value)) if isinstance(value, list) else str(value)))
+    if Path(args.out).resolve() != Path(defaults.out).resolve():
+        parts.append(f"--out {shown_path(args.out)}")
+    return " ".join(parts)
+
+
 def write_report(path: Path, text: str) -> None:
     """Print a Markdown report and write it to ``path``."""
     print(text)

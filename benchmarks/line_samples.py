@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import RESULTS
+from common import RESULTS, rerun_command
 
 from edamcc import DEFAULT_VARIANT, EDAMCCStrategy
 
@@ -74,18 +74,7 @@ def evaluations_to_target(algorithm: str, name: str, n: int, seed: int) -> int |
 
 def command(args: argparse.Namespace) -> str:
     """The command line that rewrites this table (the defaults left out)."""
-    parts = ["python benchmarks/line_samples.py"]
-    if args.dims != [80, 320]:
-        parts.append("--dims " + " ".join(map(str, args.dims)))
-    if args.seeds != [0, 1, 2]:
-        parts.append("--seeds " + " ".join(map(str, args.seeds)))
-    if args.algorithms != ["edamcc", "sep-cma"]:
-        parts.append("--algorithms " + " ".join(args.algorithms))
-    out = Path(args.out).resolve()
-    if out != (RESULTS / "adaptive" / "line_samples.json").resolve():
-        root = RESULTS.resolve().parent.parent
-        parts.append(f"--out {out.relative_to(root) if out.is_relative_to(root) else out}")
-    return " ".join(parts)
+    return rerun_command("line_samples.py", build_parser(), args, ["dims", "seeds", "algorithms"])
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -35,6 +35,8 @@ ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-t
 LEARNED = {"edamcc-adaptive-learned": "edamcc-adaptive", "edamcc-csa-learned": "edamcc-csa"}
 # edamcc-tpa's two-point step size at every n, not only from n = 300 on (what the switch at 300 is measured against)
 TPA_EVERYWHERE = replace(VARIANTS["edamcc-tpa"], name="edamcc-tpa-all", two_point_from=1)
+# run through minimize with their own defaults: the package's self-adaptive variants and the entries built on them
+SELF_ADAPTIVE = {name for name, v in VARIANTS.items() if v.adaptive} | {TPA_EVERYWHERE.name, "edamcc-default", *LEARNED}
 EXPENSIVE_AT_500 = {"eeda", "emna-global", "cma"}  # O(n^2) per sample or O(n^3) per generation
 
 
@@ -59,7 +61,7 @@ def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dic
     f = get_function(fname, dim)
     lo, hi = f.lower, f.upper
     t = time.perf_counter()
-    if algorithm in ("edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-default", *LEARNED):  # the self-adaptive variants, the default
+    if algorithm in SELF_ADAPTIVE:
         best = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, record_pairs=False, **minimize_options(algorithm)).fun
     elif algorithm in ("edamcc", "umdac", "eeda", "emna-global", "mimic"):
         m = 200 if algorithm == "edamcc" else 2000 if dim >= 500 or algorithm in ("umdac", "mimic") else 1000

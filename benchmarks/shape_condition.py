@@ -6,12 +6,12 @@
 
 F9 is CEC2005's F3, the shifted rotated high-conditioned elliptic (condition 1e6, a random
 rotation): no diagonal model fits it, and sep-CMA-ES's diagonal stays within a condition of
-about 1e2-1e4. The default (``edamcc-csa``) samples two points per generation on the mean's
-last step (:class:`edamcc.models.LineSamples`), so the mean's steps persist from one
-generation to the next; its rank-one path p_c, whose rate c_c is about 4 / n (Hansen's
-tutorial), sums those steps, and the term c_1 p_c^2 of the shape's update then feeds the same
-few coordinates generation after generation. The shape's condition max D^2 / min D^2 grows
-without bound and the run stalls. ``edamcc-sep-cc`` is the default with pycma's rate for
+about 1e3. The default's (``edamcc-csa``) shape condition max D^2 / min D^2 grows without bound
+and the run stalls. Our reading: its two samples per generation on the mean's last step
+(:class:`edamcc.models.LineSamples`) make the mean's steps persist from one generation to the
+next; its rank-one path p_c, whose rate c_c is about 4 / n (Hansen's tutorial), sums those
+steps, and the term c_1 p_c^2 of the shape's update then feeds the same few coordinates
+generation after generation. ``edamcc-sep-cc`` is the default with pycma's rate for
 sep-CMA-ES, c_c = (1 + 1/n + mu_eff/n) / (sqrt(n) + 1/n + 2 mu_eff/n), about 1 / sqrt(n): the path
 forgets a step within about sqrt(n) generations instead of n / 4.
 
@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import RESULTS, pyplot
+from common import RESULTS, pyplot, rerun_command
 
 from edamcc import DEFAULT_VARIANT, EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
@@ -91,16 +91,7 @@ def run(algorithm: str, n: int, budget_factor: int, seed: int) -> dict:
 
 def command(args: argparse.Namespace) -> str:
     """The command line that rewrites this table (the defaults left out)."""
-    parts = ["python benchmarks/shape_condition.py"]
-    defaults = build_parser().parse_args([])
-    for flag, value in (("--dims", args.dims), ("--budget-factor", args.budget_factor), ("--seeds", args.seeds), ("--algorithms", args.algorithms)):
-        if value != getattr(defaults, flag[2:].replace("-", "_")):
-            parts.append(f"{flag} " + (" ".join(map(str, value)) if isinstance(value, list) else str(value)))
-    out = Path(args.out).resolve()
-    if out != Path(defaults.out).resolve():
-        root = RESULTS.resolve().parent.parent
-        parts.append(f"--out {out.relative_to(root) if out.is_relative_to(root) else out}")
-    return " ".join(parts)
+    return rerun_command("shape_condition.py", build_parser(), args, ["dims", "budget_factor", "seeds", "algorithms"])
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,6 +1,7 @@
 """benchmarks/common.py: the pieces the benchmark programs share."""
 
 import json
+from pathlib import Path
 
 import common
 
@@ -28,3 +29,26 @@ def test_verdict_of_compares_medians_lower_is_better():
     assert common.verdict_of(1e-3, 2e-3) == "ahead"
     assert common.verdict_of(2e-3, 1e-3) == "behind"
     assert common.verdict_of(0.0, 0.0) == "tied"
+
+
+def test_rerun_command_lists_the_options_that_differ_from_the_defaults_and_the_out_file(monkeypatch):
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dims", nargs="+", type=int, default=[80])
+    parser.add_argument("--budget-factor", type=int, default=10)
+    parser.add_argument("--out", default=str(common.RESULTS / "x.json"))
+    monkeypatch.chdir(common.RESULTS.parent.parent)
+    same = parser.parse_args([])
+    assert common.rerun_command("s.py", parser, same, ["dims", "budget_factor"]) == "python benchmarks/s.py"
+    other = parser.parse_args(["--budget-factor", "3", "--dims", "1", "2", "--out", "benchmarks/results/y.json"])
+    assert common.rerun_command("s.py", parser, other, ["dims", "budget_factor"]) == (
+        "python benchmarks/s.py --dims 1 2 --budget-factor 3 --out benchmarks/results/y.json")
+
+
+def test_shown_path_is_relative_inside_the_repository_and_absolute_outside(tmp_path):
+    root = common.RESULTS.resolve().parent.parent
+    assert common.shown_path(root / "benchmarks" / "results" / "a.json") == Path("benchmarks/results/a.json")
+    outside = tmp_path / "a.json"
+    assert not outside.resolve().is_relative_to(root)
+    assert common.shown_path(outside) == outside.resolve()

@@ -206,7 +206,7 @@ def test_path_rate_is_the_tutorials_rate_or_pycmas_separable_one():
     # about 4 / n against about 1 / sqrt(n): at n = 10,000 the separable path forgets 25 times sooner
     assert path_rate(10_000, mu_eff) == pytest.approx(4e-4, rel=0.01)
     assert path_rate(10_000, mu_eff, "separable") == pytest.approx(1e-2, rel=0.01)
-    with pytest.raises(ValueError, match="^rank_one_path: expected 'cma' or 'separable'"):
+    with pytest.raises(ValueError, match="^rank_one_path: expected one of \\('cma', 'separable'\\)"):
         path_rate(n, mu_eff, "sep")
 
 

@@ -77,6 +77,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .models import FactorizedGaussian, GaussianBlocks, LineSamples
+from .variants import RANK_ONE_PATHS
 
 SHAPE_RATE = 0.3  # c_mu = SHAPE_RATE * (mu_eff + 2) / (n + 5): the diagonal learning rate of sep-CMA-ES
 MAX_LOG_STEP = 1.0  # sigma changes by at most a factor e per generation
@@ -118,7 +119,7 @@ def path_rate(n: int, mu_eff: float, kind: str = "cma") -> float:
     if kind == "separable":
         return (1.0 + 1.0 / n + mu_eff / n) / (math.sqrt(n) + 1.0 / n + 2.0 * mu_eff / n)
     if kind != "cma":
-        raise ValueError(f"rank_one_path: expected 'cma' or 'separable'; got {kind!r}")
+        raise ValueError(f"rank_one_path: expected one of {RANK_ONE_PATHS}; got {kind!r}")
     return (4.0 + mu_eff / n) / (n + 4.0 + 2.0 * mu_eff / n)
 
 
