@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .adaptation import Adaptation
-from .models import fit_chain, fit_factorized, fit_univariate
+from .models import UniformModel, fit_chain, fit_factorized, fit_univariate
 from .settings import Resolved
 from .step_size import StepSize, effective_mu, recombination_weights
 from .structure_learning import (
@@ -225,7 +225,8 @@ def close_generation(
         return ClosedGeneration(elite_x, elite_f, selected, fitted, None, None if fitted is None else fitted.model)
     if isinstance(adaptation, StepSize):
         mu_eff = 0.0 if weights is None else effective_mu(weights.size)
-        stepped = adaptation.update(values, None if fitted is None else fitted.model, mu_eff, adaptation.line_values(rows, values))
+        box = fit_before.stds() ** 2 if adaptation.model is None and isinstance(fit_before, UniformModel) else None
+        stepped = adaptation.update(values, None if fitted is None else fitted.model, mu_eff, adaptation.line_values(rows, values), box)
         return ClosedGeneration(elite_x, elite_f, selected, fitted, stepped, stepped.sampler)
     adapted = adaptation.update(rows, values, fit_before, None if fitted is None else fitted.model.mean)
     base = fit_before if fitted is None else fitted.model
