@@ -9,6 +9,12 @@ and this program reads every run file there and writes ``results/adaptive/target
 
     python benchmarks/adaptive_targets.py
 
+An earlier version's runs are kept in a folder of their own, and the peers' runs of
+``results/adaptive`` complete their table (``--reference``: the algorithms the folder has no
+runs of are read from there):
+
+    python benchmarks/adaptive_targets.py --runs benchmarks/results/adaptive_0.4 --reference benchmarks/results/adaptive
+
 For each dimension and budget: the median error per function and algorithm, how often the
 self-adaptive variant's median is ahead of sep-CMA-ES's (errors below 1e-12 count as 0, so
 two zeros tie) for each self-adaptive variant, and, where the paper's variant beats sep-CMA-ES, whether the self-adaptive
@@ -42,20 +48,31 @@ def medians(runs: list[dict]) -> dict[tuple, dict[str, dict[str, float]]]:
     return out
 
 
-def regenerate_command(out: Path) -> str:
+def regenerate_command(out: Path, reference: Path | None = None) -> str:
     """The command that rewrites this report: ``--runs`` names a folder other than the default,
-    relative to the repository when it is inside it."""
+    relative to the repository when it is inside it, and ``--reference`` the folder of the peers' runs."""
     folder = Path(out).resolve()
-    if folder == OUT.resolve():
-        return "python benchmarks/adaptive_targets.py"
-    return f"python benchmarks/adaptive_targets.py --runs {shown_path(folder)}"
+    command = "python benchmarks/adaptive_targets.py"
+    if folder != OUT.resolve():
+        command += f" --runs {shown_path(folder)}"
+    if reference is not None:
+        command += f" --reference {shown_path(Path(reference).resolve())}"
+    return command
 
 
-def report(out: Path = OUT) -> str:
+def with_reference(runs: list[dict], reference: list[dict]) -> list[dict]:
+    """``runs``, and the runs of ``reference`` whose algorithm ``runs`` has none of."""
+    own = {r["algorithm"] for r in runs}
+    return runs + [r for r in reference if r["algorithm"] not in own]
+
+
+def report(out: Path = OUT, reference: Path | None = None) -> str:
     runs = load_runs(out / "runs")
+    if reference is not None:
+        runs = with_reference(runs, load_runs(Path(reference) / "runs"))
     counts = {(r["dim"], r["budget"], r["function"], r["algorithm"]) for r in runs}
     lines = ["# Self-adaptive EDA-MCC against sep-CMA-ES and the paper's variant", "",
-             f"Median F(x) - F(x*) over the runs (0: below 1e-12). Regenerate: `{regenerate_command(out)}`.", ""]  # fmt: skip
+             f"Median F(x) - F(x*) over the runs (0: below 1e-12). Regenerate: `{regenerate_command(out, reference)}`.", ""]  # fmt: skip
     for (dim, budget), table in sorted(medians(runs).items()):
         algs = [a for a in ORDER if any(a in row for row in table.values())]
         ours = [a for a in ADAPTIVE if a in algs]
@@ -94,10 +111,11 @@ def report(out: Path = OUT) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", default=str(OUT), help="the folder whose runs/ are read (default: results/adaptive)")
+    parser.add_argument("--reference", default=None, help="a folder whose runs/ add the algorithms missing from --runs (the peers)")
     parser.add_argument("--out", default=None, help="the report (default: targets.md in that folder)")
     args = parser.parse_args()
     folder = Path(args.runs)
-    write_report(Path(args.out) if args.out else folder / "targets.md", report(folder))
+    write_report(Path(args.out) if args.out else folder / "targets.md", report(folder, args.reference and Path(args.reference)))
 
 
 if __name__ == "__main__":

@@ -38,3 +38,15 @@ def test_the_report_names_the_command_that_rewrites_it(tmp_path):
     assert adaptive_targets.regenerate_command(inside) == "python benchmarks/adaptive_targets.py --runs benchmarks/results/adaptive_0.3"
     (tmp_path / "runs").mkdir()
     assert f"Regenerate: `python benchmarks/adaptive_targets.py --runs {tmp_path.resolve()}`." in adaptive_targets.report(tmp_path)
+
+
+def test_a_reference_folder_adds_only_the_algorithms_the_runs_lack(tmp_path):
+    old, peers = tmp_path / "old" / "runs", tmp_path / "peers" / "runs"
+    old.mkdir(parents=True)
+    peers.mkdir(parents=True)
+    _write(old, {("edamcc-csa", "F1"): [3.0, 3.0, 3.0]})
+    _write(peers, {("edamcc-csa", "F1"): [1.0, 1.0, 1.0], ("sep-cma", "F1"): [2.0, 2.0, 2.0]})
+    text = adaptive_targets.report(tmp_path / "old", tmp_path / "peers")
+    assert "| F1 | 3.00e+00 | 2.00e+00 | behind |" in text  # the folder's own edamcc-csa, the reference's sep-CMA-ES
+    assert f"--runs {(tmp_path / 'old').resolve()} --reference {(tmp_path / 'peers').resolve()}`." in text
+    assert "| F1 | 3.00e+00 | – |\n" in adaptive_targets.report(tmp_path / "old")  # without it: no sep-CMA-ES, no verdict
