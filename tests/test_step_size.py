@@ -15,6 +15,7 @@ from edamcc.step_size import (
     effective_mu,
     expected_norm,
     mean_shift_line,
+    negative_weights,
     path_rate,
     recombination_weights,
     sampling_model,
@@ -142,6 +143,7 @@ def test_a_csa_or_tpa_run_resumes_bit_identically_after_pickle(variant):
         twin.tell(b, sphere(b))
     assert es.step_size == twin.step_size and es._adaptation.tpa == twin._adaptation.tpa
     assert twin._adaptation.rank_one_path == es._adaptation.rank_one_path == es.variant.rank_one_path
+    assert twin._adaptation.active is es._adaptation.active is es.variant.active is True
 
 
 def test_csa_defaults_follow_the_one_population_rule():
@@ -363,3 +365,84 @@ def test_without_the_two_points_the_step_size_follows_the_path():
     csa = replace(state, two_point_from=None).update(values, state.model, 3.0)
     tpa = state.update(values, state.model, 3.0, None)
     assert tpa.sigma == csa.sigma and tpa.tpa == state.tpa
+
+
+def test_negative_weights_fall_with_rank_sum_to_minus_one_and_give_mu_eff_minus():
+    for mu, count in ((2, 1), (5, 6), (8, 9), (50, 50)):
+        w, mu_minus = negative_weights(mu, count)
+        assert w.shape == (count,) and not w.flags.writeable
+        assert np.all(w < 0) and np.all(np.diff(w) < 0)  # the worst row weighs most
+        assert w.sum() == pytest.approx(-1.0)
+        raw = np.log(mu + 0.5) - np.log(np.arange(mu + 1, mu + count + 1))
+        np.testing.assert_allclose(w, raw / np.abs(raw).sum(), rtol=1e-15)
+        assert mu_minus == pytest.approx(1.0 / np.sum(w**2))
+    assert negative_weights(5, 6)[0] is negative_weights(5, 6)[0]
+
+
+def _one_active_update(active, worst):
+    n, mu = 4, 5
+    w = recombination_weights(mu)
+    mu_eff = 1.0 / np.sum(w**2)
+    state = replace(_started(n, sigma=1.0), shape=np.array([0.5, 1.0, 1.5, 1.0]), active=active)
+    selected = np.random.default_rng(3).normal(0.0, 1.0, (mu, n))
+    fitted = fit_factorized(selected, np.arange(n), [], "emna", w)
+    values = np.arange(mu + (0 if worst is None else worst.shape[0]), dtype=float)
+    return state, state.update(values, fitted, mu_eff, None, None, worst), fitted, mu_eff
+
+
+def test_the_active_shape_update_is_the_tutorials_on_the_diagonal():
+    """D^2 <- (1 - c1 - c_mu (1 - alpha)) D^2 + c1 p_c^2 + c_mu (sum_k w_k y_k^2 + sum_i w_i n / |y_i / D|^2 y_i^2)."""
+    worst = np.random.default_rng(4).normal(0.0, 2.0, (6, 4))
+    state, after, fitted, mu_eff = _one_active_update(True, worst)
+    passive = _one_active_update(False, worst)[1]
+    n, mu = 4, 5
+    c1 = (n + 2.0) / 3.0 * 2.0 / ((n + 1.3) ** 2 + mu_eff)
+    c_mu = min(1.0 - c1, 0.3 * (mu_eff + 2.0) / (n + 5.0))
+    w, mu_minus = negative_weights(mu, 6)
+    alpha = min(1.0 + c1 / c_mu, 1.0 + 2.0 * mu_minus / (mu_eff + 2.0), (1.0 - c1 - c_mu) / (n * c_mu))
+    y = worst - state.model.mean  # sigma = 1
+    rank_one = after.evolution**2
+    positive = fitted.stds() ** 2 + (fitted.mean - state.model.mean) ** 2
+    negative = (alpha * w * n / np.sum(y**2 / state.shape, axis=1)) @ y**2
+    expected = (1.0 - c1 - c_mu + c_mu * alpha) * state.shape + c1 * rank_one + c_mu * (positive + negative)
+    np.testing.assert_allclose(after.shape, expected / expected.mean(), rtol=1e-12)
+    assert not np.allclose(after.shape, passive.shape)
+    assert after.active and not passive.active
+
+
+def test_without_worse_rows_the_active_update_is_the_passive_one():
+    state, after, _, _ = _one_active_update(True, None)
+    passive = _one_active_update(False, None)[1]
+    np.testing.assert_array_equal(after.shape, passive.shape)
+    np.testing.assert_array_equal(_one_active_update(True, np.empty((0, 4)))[1].shape, passive.shape)
+
+
+def test_bad_rows_far_out_along_a_variable_shrink_its_variance():
+    """The worst rows all stepped far along variable 0: the active update takes variance from it."""
+    worst = np.zeros((6, 4))
+    worst[:, 0] = 3.0
+    active = _one_active_update(True, worst)[1]
+    passive = _one_active_update(False, worst)[1]
+    assert active.shape[0] / active.shape[1] < 0.8 * passive.shape[0] / passive.shape[1]
+    assert np.all(active.shape > 0)
+
+
+def test_close_generation_hands_the_step_size_the_finite_rows_below_the_selection():
+    """Only the finite rows below the selection get negative weights; NaN and inf rows none."""
+    from edamcc.generation import close_generation
+
+    n = 3
+    rules = Settings(variant="edamcc-csa", population_size=8).resolve(n, budget=1000)
+    state = replace(_started(n, sigma=1.0), active=True)
+    rows = np.random.default_rng(0).normal(size=(8, n))
+    values = np.array([5.0, 1.0, np.nan, 3.0, 2.0, np.inf, 4.0, 0.5])
+    seen = {}
+
+    class Spy(StepSize):
+        def update(self, *args, **kwargs):
+            seen["worst"] = args[5]
+            return super().update(*args, **kwargs)
+
+    close_generation(None, np.inf, rows, values, rules, np.random.default_rng(1), adaptation=Spy(**vars(state)), fit_before=state.model)
+    # finite ranks: 7, 1, 4, 3 selected (m = 4), then 6 and 0
+    np.testing.assert_array_equal(seen["worst"], rows[[6, 0]])

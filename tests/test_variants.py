@@ -55,3 +55,9 @@ def test_a_custom_variant_is_checked_when_it_is_made():
     for base in ("edamcc", "edamcc-adaptive"):  # the path feeds csa's remembered shape: csa only
         with pytest.raises(ValueError, match="^rank_one_path: .*adaptive=True and scale='csa'"):
             replace(VARIANTS[base], rank_one_path="separable")
+        with pytest.raises(ValueError, match="^active: .*adaptive=True and scale='csa'"):
+            replace(VARIANTS[base], active=True)
+    with pytest.raises(ValueError, match="^active: expected True or False"):
+        replace(VARIANTS["edamcc-csa"], active=1)
+    assert all(VARIANTS[name].active for name in ("edamcc-csa", "edamcc-tpa", "edamcc-sep-cc"))
+    assert not replace(VARIANTS["edamcc-csa"], name="passive", active=False).active

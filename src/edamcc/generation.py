@@ -54,7 +54,7 @@ def start_adaptation(variant: Variant) -> Adaptation | StepSize | None:
         return None
     if variant.scale != "csa":
         return Adaptation()
-    return StepSize(two_point_from=variant.two_point_from, rank_one_path=variant.rank_one_path)
+    return StepSize(two_point_from=variant.two_point_from, rank_one_path=variant.rank_one_path, active=variant.active)
 
 
 # ----------------------------------------------------------------------------- membership
@@ -76,18 +76,24 @@ def block_of(number: int, population_size: int) -> int:
 
 
 # ----------------------------------------------------------------------------- selection
+def finite_ranking(f: NDArray[np.float64]) -> NDArray[np.intp] | None:
+    """Positions of the rows with a finite ``f``, best first (ties keep the rows' order), or
+    None when fewer than two values are finite: no spread to fit."""
+    finite = np.isfinite(f)
+    n_finite = int(finite.sum())
+    if n_finite < 2:
+        return None
+    return np.argsort(np.where(finite, f, np.inf), kind="stable")[:n_finite]
+
+
 def truncation_selection(x: NDArray[np.float64], f: NDArray[np.float64], m: int) -> NDArray[np.intp] | None:
     """Positions of the best ``m`` rows by ``f`` (Fig. 6, step 1), best first, or None.
 
     NaN and +-inf rank worst and are never selected; with fewer than two finite values there
     is no spread to fit and the answer is None. Ties keep the rows' order.
     """
-    finite = np.isfinite(f)
-    n_finite = int(finite.sum())
-    if n_finite < 2:
-        return None
-    order = np.argsort(np.where(finite, f, np.inf), kind="stable")
-    return order[: min(m, n_finite)]
+    ranking = finite_ranking(f)
+    return None if ranking is None else ranking[:m]
 
 
 @dataclass(frozen=True)
@@ -226,7 +232,10 @@ def close_generation(
     if isinstance(adaptation, StepSize):
         mu_eff = 0.0 if weights is None else effective_mu(weights.size)
         box = fit_before.stds() ** 2 if adaptation.model is None and isinstance(fit_before, UniformModel) else None
-        stepped = adaptation.update(values, None if fitted is None else fitted.model, mu_eff, adaptation.line_values(rows, values), box)
+        worst = None
+        if adaptation.active and order is not None:  # the finite rows ranked below the selection, best first
+            worst = rows[finite_ranking(values)[order.size :]]  # type: ignore[index]
+        stepped = adaptation.update(values, None if fitted is None else fitted.model, mu_eff, adaptation.line_values(rows, values), box, worst)
         return ClosedGeneration(elite_x, elite_f, selected, fitted, stepped, stepped.sampler)
     adapted = adaptation.update(rows, values, fit_before, None if fitted is None else fitted.model.mean)
     base = fit_before if fitted is None else fitted.model

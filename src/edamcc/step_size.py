@@ -106,6 +106,18 @@ def recombination_weights(mu: int) -> NDArray[np.float64]:
 
 
 @functools.lru_cache(maxsize=16)
+def negative_weights(mu: int, count: int) -> tuple[NDArray[np.float64], float]:
+    """The active shape update's weights of the ``count`` rows ranked below the ``mu`` selected,
+    best first: ln(mu + 1/2) - ln i for ranks i = mu + 1 ... mu + count, scaled to sum to -1
+    (read-only), and their mu_eff^- = (sum w_i)^2 / sum w_i^2 (Hansen's tutorial, 2016, eq. 53)."""
+    raw = np.log(mu + 0.5) - np.log(np.arange(mu + 1, mu + 1 + count))
+    mu_minus = float(raw.sum() ** 2 / np.sum(raw**2))
+    w = raw / np.abs(raw).sum()
+    w.flags.writeable = False
+    return w, mu_minus
+
+
+@functools.lru_cache(maxsize=16)
 def effective_mu(mu: int) -> float:
     """mu_eff = 1 / sum w_i^2 of :func:`recombination_weights`."""
     return 1.0 / float(np.sum(recombination_weights(mu) ** 2))
@@ -157,6 +169,7 @@ class StepSize:
     two_point_from: int | None = None  # from this n on, sigma follows the two mean-shift samples' ranks (edamcc-tpa)
     tpa: float = 0.0  # s, the two-point rule's smoothed rank difference
     rank_one_path: str = "cma"  # c_c of p_c: "cma" (about 4 / n) or "separable" (pycma's sep-CMA-ES, about 1 / sqrt(n))
+    active: bool = False  # the rank-mu term also takes the rows below the selection, with negative weights
 
     @property
     def sampler(self) -> Any:
@@ -180,13 +193,16 @@ class StepSize:
         return values[:2]
 
     def update(self, values: NDArray[np.float64], fitted: Any, mu_eff: float,
-               line_values: NDArray[np.float64] | None = None, box_variances: NDArray[np.float64] | None = None) -> StepSize:  # fmt: skip
+               line_values: NDArray[np.float64] | None = None, box_variances: NDArray[np.float64] | None = None,
+               worst: NDArray[np.float64] | None = None) -> StepSize:  # fmt: skip
         """The state after a closed generation: its ``values`` (of rows sampled from
         ``self.model``, the uniform box at first) and the weighted maximum-likelihood fit
         ``fitted`` of its selected rows (None: fewer than two finite values, nothing learned).
         ``line_values`` (:meth:`line_values`): the two-point rule sets the step size.
         ``box_variances``: the variances of the uniform box the first rows came from, read by
-        the first fit only (the first shape; None: a cube)."""
+        the first fit only (the first shape; None: a cube). ``worst``: with ``active``, the
+        generation's finite rows ranked below the selected ones, best first (``(k, n)``; the
+        selected are then the other finite ones)."""
         finite = np.isfinite(values)
         best = min(self.best_f, float(np.min(values[finite]))) if finite.any() else self.best_f
         if fitted is None:
@@ -222,13 +238,35 @@ class StepSize:
             evolution = (1.0 - cc) * previous + (0.0 if stalled else math.sqrt(cc * (2.0 - cc) * mu_eff)) * step / self.sigma  # type: ignore[operator]
             rank_one = evolution**2 + (cc * (2.0 - cc) * self.shape if stalled else 0.0)  # type: ignore[operator]
             around_old_mean = (variances + step**2) / self.sigma**2  # type: ignore[operator]  # sum_k w_k (x_k - m)^2 / sigma^2
-            shape = (1.0 - c1 - c_mu) * self.shape + c1 * rank_one + c_mu * around_old_mean  # type: ignore[operator]
+            if self.active and worst is not None and worst.shape[0]:
+                mu = int(np.count_nonzero(finite)) - worst.shape[0]  # the selected rows: the finite ones above the worst
+                shape = self._active_shape(worst, mu, c1, c_mu, mu_eff, rank_one, around_old_mean)
+            else:
+                shape = (1.0 - c1 - c_mu) * self.shape + c1 * rank_one + c_mu * around_old_mean  # type: ignore[operator]
             shape = np.maximum(shape, np.finfo(float).tiny)
             sigma = self.sigma * math.exp(log_step)  # type: ignore[operator]
         shape = shape / np.mean(shape)
         model = sampling_model(fitted, sigma, shape, mu_eff)
         line = None if self.model is None else mean_shift_line(model, fitted.mean - self.model.mean)
-        return StepSize(sigma, path, shape, model, best, evolution, generations, line, self.two_point_from, tpa, self.rank_one_path)
+        return StepSize(sigma, path, shape, model, best, evolution, generations, line, self.two_point_from, tpa, self.rank_one_path, self.active)
+
+    def _active_shape(self, worst: NDArray[np.float64], mu: int, c1: float, c_mu: float, mu_eff: float,
+                      rank_one: NDArray[np.float64], around_old_mean: NDArray[np.float64]) -> NDArray[np.float64]:  # fmt: skip
+        """The shape update with negative weights for the ``worst`` rows (active CMA: Jastrebski
+        and Arnold 2006; Hansen's tutorial, 2016, eqs. 46-47 and 53, on the diagonal):
+        D^2 <- (1 - c_1 - c_mu sum_j w_j) D^2 + c_1 (rank one) + c_mu (sum_k w_k y_k^2 + sum_i w_i° y_i^2),
+        y = (x - m) / sigma around the mean the rows were sampled from. The negative weights sum
+        to -alpha, alpha = min(1 + c_1 / c_mu, 1 + 2 mu_eff^- / (mu_eff + 2), (1 - c_1 - c_mu) / (n c_mu)),
+        so sum_j w_j = 1 - alpha; w_i° = w_i n / |y_i / D|^2 rescales each bad row to the length
+        of a typical one, which with the last bound keeps D^2 positive."""
+        n = worst.shape[1]
+        unit, mu_minus = negative_weights(mu, worst.shape[0])
+        alpha = min(1.0 + c1 / c_mu, 1.0 + 2.0 * mu_minus / (mu_eff + 2.0), (1.0 - c1 - c_mu) / (n * c_mu))
+        w = unit * alpha  # sums to -alpha
+        y = (worst - self.model.mean) / self.sigma  # type: ignore[union-attr,operator]
+        z2 = np.sum(y**2 / self.shape, axis=1)  # |y / D|^2, the row's squared length in the shape's units
+        negative = (w * n / np.maximum(z2, np.finfo(float).tiny)) @ (y**2)
+        return (1.0 - c1 - c_mu + c_mu * alpha) * self.shape + c1 * rank_one + c_mu * (around_old_mean + negative)  # type: ignore[operator]
 
 
 def mean_shift_line(model: FactorizedGaussian, step: NDArray[np.float64]) -> NDArray[np.float64] | None:

@@ -43,6 +43,9 @@ class Variant:
             rank-one term of the shape: ``"cma"``, (4 + mu_eff / n) / (n + 4 + 2 mu_eff / n)
             (Hansen's tutorial, about 4 / n), or ``"separable"``, pycma's rate for sep-CMA-ES,
             (1 + 1 / n + mu_eff / n) / (sqrt(n) + 1 / n + 2 mu_eff / n) (about 1 / sqrt(n)).
+        active: ``scale="csa"`` only: the shape's rank-mu term also takes the rows ranked below
+            the selection, with negative weights (active CMA, Jastrebski and Arnold 2006, with
+            the weights of Hansen's tutorial, 2016): variances shrink along the bad rows' steps.
     """
 
     name: str
@@ -55,12 +58,13 @@ class Variant:
     scale: str = "avs"
     two_point_from: int | None = None
     rank_one_path: str = "cma"
+    active: bool = False
 
     def __post_init__(self) -> None:
         """A variant is checked when it is made, so that a custom one fails before any run."""
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name: expected a non-empty string; got {self.name!r}")
-        for field in ("identify_weak", "chain", "adaptive"):
+        for field in ("identify_weak", "chain", "adaptive", "active"):
             if not isinstance(getattr(self, field), bool):
                 raise ValueError(f"{field}: expected True or False; got {getattr(self, field)!r}")
         for field, allowed in (("grouping", GROUPINGS), ("block_scaling", BLOCK_SCALINGS), ("scale", SCALES), ("rank_one_path", RANK_ONE_PATHS)):
@@ -77,6 +81,8 @@ class Variant:
                 raise ValueError("two_point_from: the two-point step size replaces the cumulative one, so it needs adaptive=True and scale='csa'")
         if self.rank_one_path != "cma" and not csa:
             raise ValueError("rank_one_path: the path feeds the remembered shape of scale='csa', so it needs adaptive=True and scale='csa'")
+        if self.active and not csa:
+            raise ValueError("active: the negative weights update the remembered shape of scale='csa', so it needs adaptive=True and scale='csa'")
 
 
 VARIANTS: dict[str, Variant] = {
@@ -101,6 +107,7 @@ VARIANTS: dict[str, Variant] = {
             "emna",
             adaptive=True,
             scale="csa",
+            active=True,
         ),
         Variant(
             "edamcc-tpa",
@@ -113,6 +120,7 @@ VARIANTS: dict[str, Variant] = {
             adaptive=True,
             scale="csa",
             two_point_from=TWO_POINT_FROM,
+            active=True,
         ),
         Variant(
             "edamcc-sep-cc",
@@ -124,6 +132,7 @@ VARIANTS: dict[str, Variant] = {
             adaptive=True,
             scale="csa",
             rank_one_path="separable",
+            active=True,
         ),
         Variant(
             "edamcc-emna",
