@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from edamcc import Settings, block_of, block_size, block_start, close_generation
-from edamcc.generation import fit_generation, start_adaptation, truncation_selection
+from edamcc.generation import finite_ranking, fit_generation, start_adaptation
 from edamcc.variants import get_variant
 from edamcc.wi_threshold import auto_theta
 
@@ -21,10 +21,11 @@ def test_blocks_are_m_rows_then_m_minus_one_and_cover_every_number_once():
         assert members.tolist() == list(range(block_start(g, 10), block_start(g, 10) + block_size(g, 10)))
 
 
-def test_truncation_selection_ranks_nan_and_inf_worst_and_keeps_ties_in_order():
+def test_the_ranking_puts_nan_and_inf_out_and_keeps_ties_in_order():
     f = np.array([3.0, np.nan, 1.0, -np.inf, 1.0, np.inf, 2.0])
-    assert truncation_selection(np.zeros((7, 1)), f, 3).tolist() == [2, 4, 6]
-    assert truncation_selection(np.zeros((3, 1)), np.array([np.nan, 1.0, np.inf]), 2) is None
+    assert finite_ranking(f)[:3].tolist() == [2, 4, 6]  # truncation selection of m = 3
+    assert finite_ranking(f).tolist() == [2, 4, 6, 0]  # NaN and +-inf are never ranked
+    assert finite_ranking(np.array([np.nan, 1.0, np.inf])) is None
 
 
 def test_close_generation_puts_the_elite_first_and_keeps_the_earliest_of_ties():

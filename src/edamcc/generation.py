@@ -77,23 +77,17 @@ def block_of(number: int, population_size: int) -> int:
 
 # ----------------------------------------------------------------------------- selection
 def finite_ranking(f: NDArray[np.float64]) -> NDArray[np.intp] | None:
-    """Positions of the rows with a finite ``f``, best first (ties keep the rows' order), or
-    None when fewer than two values are finite: no spread to fit."""
+    """Positions of the rows with a finite ``f``, best first, or None: truncation selection
+    (Fig. 6, step 1) takes the first m, and the active shape update the rest.
+
+    NaN and +-inf rank worst and are never selected; with fewer than two finite values there
+    is no spread to fit and the answer is None. Ties keep the rows' order.
+    """
     finite = np.isfinite(f)
     n_finite = int(finite.sum())
     if n_finite < 2:
         return None
     return np.argsort(np.where(finite, f, np.inf), kind="stable")[:n_finite]
-
-
-def truncation_selection(x: NDArray[np.float64], f: NDArray[np.float64], m: int) -> NDArray[np.intp] | None:
-    """Positions of the best ``m`` rows by ``f`` (Fig. 6, step 1), best first, or None.
-
-    NaN and +-inf rank worst and are never selected; with fewer than two finite values there
-    is no spread to fit and the answer is None. Ties keep the rows' order.
-    """
-    ranking = finite_ranking(f)
-    return None if ranking is None else ranking[:m]
 
 
 @dataclass(frozen=True)
@@ -217,7 +211,8 @@ def close_generation(
         best = int(np.argmin(np.where(finite, values, np.inf)))  # the earliest of tied values
         if elite_x is None or values[best] < elite_f:  # a tie keeps the elite (it comes first)
             elite_x, elite_f = rows[best].copy(), float(values[best])
-    order = truncation_selection(pool_x, pool_f, rules.n_selected)
+    ranking = finite_ranking(pool_f)
+    order = None if ranking is None else ranking[: rules.n_selected]  # truncation selection (Fig. 6, step 1)
     selected = fitted = weights = None
     if order is not None:
         selected = pool_x[order]
@@ -234,7 +229,7 @@ def close_generation(
         box = fit_before.stds() ** 2 if adaptation.model is None and isinstance(fit_before, UniformModel) else None
         worst = None
         if adaptation.active and order is not None:  # the finite rows ranked below the selection, best first
-            worst = rows[finite_ranking(values)[order.size :]]  # type: ignore[index]
+            worst = pool_x[ranking[order.size :]]  # type: ignore[index]
         stepped = adaptation.update(values, None if fitted is None else fitted.model, mu_eff, adaptation.line_values(rows, values), box, worst)
         return ClosedGeneration(elite_x, elite_f, selected, fitted, stepped, stepped.sampler)
     adapted = adaptation.update(rows, values, fit_before, None if fitted is None else fitted.model.mean)
