@@ -32,8 +32,8 @@ import numpy as np
 from common import FUNCTIONS, RESULTS, ZERO, load_runs, shown_path, verdict_of, write_report
 
 OUT = RESULTS / "adaptive"
-ORDER = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-default", "sep-cma"]
-ADAPTIVE = ["edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc"]  # each gets its verdict against sep-CMA-ES
+ORDER = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-budget-pop", "edamcc-default", "sep-cma"]
+ADAPTIVE = ["edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-budget-pop"]  # each gets its verdict against sep-CMA-ES
 
 
 def medians(runs: list[dict]) -> dict[tuple, dict[str, dict[str, float]]]:

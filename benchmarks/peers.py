@@ -6,7 +6,8 @@
 Algorithms: our EDA-MCC and UMDAc/EEDA/EMNA_global/MIMIC variants (the paper's settings), the
 self-adaptive EDA-MCC (``edamcc-adaptive``) and whatever ``minimize`` does by default
 (``edamcc-default``), the self-adaptive variants with learned groups (``edamcc-adaptive-learned``,
-``edamcc-csa-learned``: ``partition="learned"``),
+``edamcc-csa-learned``: ``partition="learned"``), the default with its first population scaled
+with the budget (``edamcc-budget-pop``, an experiment: :func:`coco.optimizers.budget_scaled_population`),
 pycma's sep-CMA-ES (``CMA_diagonal``, lambda = 4 + floor(3 ln n), sigma = a third of the range,
 start at the centre, as in the paper) and full CMA-ES (100D only: its O(n^2) update per
 sample is not affordable at 500D in this time), Nevergrad's EMNA and NGOpt, and pypop7's
@@ -25,18 +26,20 @@ from pathlib import Path
 
 import numpy as np
 
+from coco.optimizers import budget_scaled_population
 from common import FUNCTIONS, RESULTS, ZERO, load_runs, paper_budget, run_jobs, write_report
 from edamcc import VARIANTS, minimize
 from edamcc.benchmark_functions import get_function
 
 ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-adaptive-learned", "edamcc-csa-learned", "edamcc-default",
+              "edamcc-budget-pop",
               "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma", "ng-emna", "ng-ngopt", "rpeda"]
 # The self-adaptive variants with SM's groups learned from |corr| (partition="learned") instead of random.
 LEARNED = {"edamcc-adaptive-learned": "edamcc-adaptive", "edamcc-csa-learned": "edamcc-csa"}
 # edamcc-tpa's two-point step size at every n, not only from n = 300 on (what the switch at 300 is measured against)
 TPA_EVERYWHERE = replace(VARIANTS["edamcc-tpa"], name="edamcc-tpa-all", two_point_from=1)
 # run through minimize with their own defaults: the package's self-adaptive variants and the entries built on them
-SELF_ADAPTIVE = {name for name, v in VARIANTS.items() if v.adaptive} | {TPA_EVERYWHERE.name, "edamcc-default", *LEARNED}
+SELF_ADAPTIVE = {name for name, v in VARIANTS.items() if v.adaptive} | {TPA_EVERYWHERE.name, "edamcc-default", "edamcc-budget-pop", *LEARNED}
 EXPENSIVE_AT_500 = {"eeda", "emna-global", "cma"}  # O(n^2) per sample or O(n^3) per generation
 
 
@@ -44,11 +47,17 @@ def _budget(dim: int, factor: int | None) -> int:
     return factor * dim if factor is not None else paper_budget(dim)
 
 
-def minimize_options(algorithm: str) -> dict:
+def minimize_options(algorithm: str, dim: int | None = None, budget: int | None = None) -> dict:
     """``minimize``'s algorithm options for a self-adaptive entry: none for ``edamcc-default``, the
-    variant and ``partition="learned"`` for the ``-learned`` entries, else the variant."""
+    first population of :func:`coco.optimizers.budget_scaled_population` for ``edamcc-budget-pop``
+    (the default otherwise; it needs ``dim`` and ``budget``), the variant and ``partition="learned"``
+    for the ``-learned`` entries, else the variant."""
     if algorithm == "edamcc-default":
         return {}
+    if algorithm == "edamcc-budget-pop":
+        if dim is None or budget is None:
+            raise ValueError("edamcc-budget-pop: its first population needs dim and budget")
+        return {"population_size": budget_scaled_population(dim, budget)}
     if algorithm in LEARNED:
         return {"variant": LEARNED[algorithm], "partition": "learned"}
     if algorithm == TPA_EVERYWHERE.name:
@@ -62,7 +71,7 @@ def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dic
     lo, hi = f.lower, f.upper
     t = time.perf_counter()
     if algorithm in SELF_ADAPTIVE:
-        best = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, record_pairs=False, **minimize_options(algorithm)).fun
+        best = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, record_pairs=False, **minimize_options(algorithm, dim, budget)).fun
     elif algorithm in ("edamcc", "umdac", "eeda", "emna-global", "mimic"):
         m = 200 if algorithm == "edamcc" else 2000 if dim >= 500 or algorithm in ("umdac", "mimic") else 1000
         c = 100 if dim >= 500 else 20

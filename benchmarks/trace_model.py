@@ -3,9 +3,16 @@
     python benchmarks/trace_model.py F3 --dim 500 -M 1000 -c 100 --generations 2500 --every 250
     python benchmarks/trace_model.py F3 --dim 500 -M 1000 -c 100 --variant umdac
 
+    python benchmarks/trace_model.py F3 --dim 100 --variant edamcc-csa -M 0 -c 0 --theta auto --budget 100000 --every 400
+
 For diagnosing a run that stalls: a model whose standard deviations stay large while the best
 error stops improving is not converging (too much variance kept), one whose deviations
 collapse while the mean stops moving has converged prematurely. Prints a Markdown table.
+``-M 0``, ``-c 0`` and ``--theta auto`` leave the population, c and theta to the package's
+rules for the variant (and ``--budget``); with a budget the run goes on to its stop unless
+``--generations`` says otherwise. Variants with
+a step size (the default's) add their population (it doubles at each restart), the step size
+sigma and the shape's condition (max / min of sigma^2 D_i^2, the model's variances).
 """
 
 from __future__ import annotations
@@ -29,30 +36,44 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("function")
     parser.add_argument("--dim", type=int, default=500)
-    parser.add_argument("-M", "--population-size", type=int, default=200)
-    parser.add_argument("-c", type=int, default=100)
-    parser.add_argument("--theta", type=float, default=0.3)
+    parser.add_argument("-M", "--population-size", type=int, default=200, help="0: the package's rule")
+    parser.add_argument("-c", type=int, default=100, help="0: the package's default")
+    parser.add_argument("--theta", default="0.3", help="a number in [0, 1], or auto")
     parser.add_argument("--variant", default="edamcc")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--generations", type=int, default=1000)
+    parser.add_argument("--generations", type=int, default=None, help="this many (default: 1000, or with --budget until its stop)")
+    parser.add_argument("--budget", type=int, default=None)
     parser.add_argument("--every", type=int, default=100)
     args = parser.parse_args()
     f = get_function(args.function, args.dim, seed=0)
-    es = EDAMCCStrategy(bounds=f.bounds, population_size=args.population_size, c=args.c, theta=args.theta,
-                        variant=args.variant, seed=args.seed, record_pairs=False)  # fmt: skip
-    print(f"{args.function} {args.dim}D, {args.variant}, M = {args.population_size}, c = {args.c}, seed {args.seed}\n")
-    print("| generation | evaluations | best error | weak | median std (weak) | median std (groups) | min std | max |mean - x*| |")
-    print("|---|---|---|---|---|---|---|---|")
-    for g in range(1, args.generations + 1):
+    options = {"population_size": args.population_size or None, "theta": args.theta if args.theta == "auto" else float(args.theta)}
+    if args.c:
+        options["c"] = args.c
+    es = EDAMCCStrategy(bounds=f.bounds, variant=args.variant, seed=args.seed, budget=args.budget, record_pairs=False, **options)
+    stepped = es.variant.scale == "csa"  # the variants with a step size
+    print(f"{args.function} {args.dim}D, {args.variant}, M = {es.population_size}, c = {es.c}, seed {args.seed}\n")
+    extra = " M | sigma | condition |" if stepped else ""
+    print("| generation | evaluations | best error | weak | median std (weak) | median std (groups) | min std | max |mean - x*| |" + extra)
+    print("|---|---|---|---|---|---|---|---|" + "---|" * (3 if stepped else 0))
+    limit = args.generations if args.generations is not None else (None if args.budget is not None else 1000)
+    g = 0
+    while (limit is None or g < limit) and not (args.budget is not None and es.should_stop()):
         x = es.ask()
         es.tell(x, f(x))
-        if g % args.every == 0 or g == args.generations:
-            weak, grouped = model_stds(es.model)
+        g += 1
+        if g % args.every == 0 or g == limit or (args.budget is not None and es.should_stop()):
+            model = getattr(es.model, "model", es.model)  # the Gaussian inside the mean-shift samples' wrapper
+            weak, grouped = model_stds(model)
             both = np.concatenate([weak, grouped])
+            if not both.size:  # a restart has just begun: the uniform box, no Gaussian yet
+                continue
             med = (lambda a: f"{np.median(a):.3g}" if a.size else "–")  # noqa: E731
-            reach = np.max(np.abs(es.model.mean - f.optimum_x))
-            print(f"| {g} | {es.evaluations} | {f.error(es.best_f):.4g} | {weak.size} | {med(weak)} | {med(grouped)} | "
-                  f"{both.min():.3g} | {reach:.3g} |", flush=True)  # fmt: skip
+            reach = np.max(np.abs(model.mean - f.optimum_x))
+            row = (f"| {g} | {es.evaluations} | {f.error(es.best_f):.4g} | {weak.size} | {med(weak)} | {med(grouped)} | "
+                   f"{both.min():.3g} | {reach:.3g} |")  # fmt: skip
+            if stepped:
+                row += f" {es.population_size} | {es.step_size:.3g} | {(both.max() / both.min()) ** 2:.3g} |"
+            print(row, flush=True)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 import peers
 
 
@@ -34,6 +36,17 @@ def test_minimize_options_name_the_variant_and_the_learned_partition():
     assert peers.minimize_options("edamcc-default") == {}
     assert peers.minimize_options("edamcc-csa") == {"variant": "edamcc-csa"}
     assert peers.minimize_options("edamcc-adaptive-learned") == {"variant": "edamcc-adaptive", "partition": "learned"}
+
+
+def test_budget_pop_scales_the_first_population_with_the_budget():
+    # the default's 4 + 3 ln n up to about 100 n evaluations, then budget / (10 n), at most 10 sqrt(n)
+    assert peers.minimize_options("edamcc-budget-pop", 100, 10_000) == {"population_size": 17}
+    assert peers.minimize_options("edamcc-budget-pop", 100, 50_000) == {"population_size": 50}
+    assert peers.minimize_options("edamcc-budget-pop", 100, 100_000) == {"population_size": 100}
+    assert peers.minimize_options("edamcc-budget-pop", 100, 1_000_000) == {"population_size": 100}
+    assert peers.minimize_options("edamcc-budget-pop", 40, 40_000) == {"population_size": 63}
+    with pytest.raises(ValueError, match="dim and budget"):
+        peers.minimize_options("edamcc-budget-pop")
 
 
 def test_report_leaves_out_the_partition_benchmarks_own_problems(tmp_path):

@@ -82,6 +82,20 @@ def edamcc_sep_cc(problem, lower, upper, budget, seed):
     _edamcc(problem, lower, upper, budget, seed, variant="edamcc-sep-cc", repair="none")
 
 
+def budget_scaled_population(n: int, budget: int) -> int:
+    """The first population of the ``edamcc-budget-pop`` experiment (not the package's rule):
+    ``max(4 + 3 ln n, min(10 sqrt(n), budget / (10 n)))``, the default's 4 + 3 ln n up to about
+    170 n evaluations at n = 100, then growing with the budget up to AMaLGaM's 10 sqrt(n) (100 at n = 100
+    with 1000 n; 44 at n = 20 and 63 at n = 40). IPOP doubles it at each restart, as the default's."""
+    return int(max(4 + 3 * np.log(n), min(10 * np.sqrt(n), budget / (10 * n))))
+
+
+@register("edamcc-budget-pop", "edamcc", "edamcc.minimize as edamcc-default, its first population scaled with the budget "
+          "(budget_scaled_population; an experiment, not the package's rule)")
+def edamcc_budget_pop(problem, lower, upper, budget, seed):
+    _edamcc(problem, lower, upper, budget, seed, repair="none", population_size=budget_scaled_population(len(lower), budget))
+
+
 @register("edamcc-adaptive", "edamcc", "edamcc.minimize, variant edamcc-adaptive (the default of 0.2), its defaults otherwise "
           "(samples clipped to the box)")
 def edamcc_adaptive(problem, lower, upper, budget, seed):
