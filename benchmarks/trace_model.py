@@ -56,12 +56,13 @@ def main() -> None:
     print("| generation | evaluations | best error | weak | median std (weak) | median std (groups) | min std | max |mean - x*| |" + extra)
     print("|---|---|---|---|---|---|---|---|" + "---|" * (3 if stepped else 0))
     limit = args.generations if args.generations is not None else (None if args.budget is not None else 1000)
-    g = 0
-    while (limit is None or g < limit) and not (args.budget is not None and es.should_stop()):
+    g, stopped = 0, False
+    while (limit is None or g < limit) and not stopped:
         x = es.ask()
         es.tell(x, f(x))
         g += 1
-        if g % args.every == 0 or g == limit or (args.budget is not None and es.should_stop()):
+        stopped = args.budget is not None and es.should_stop()
+        if g % args.every == 0 or g == limit or stopped:
             model = getattr(es.model, "model", es.model)  # the Gaussian inside the mean-shift samples' wrapper
             weak, grouped = model_stds(model)
             both = np.concatenate([weak, grouped])
