@@ -132,10 +132,15 @@ def test_timeout_counts_as_failure():
 def test_dask_local_cluster(hang_guard):
     distributed = pytest.importorskip("distributed")
     import cloudpickle
+    import dask
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     t0 = time.monotonic()
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    # Dask blames every task a dying worker holds, and with its default worker-saturation (1.1)
+    # a one-thread worker holds two: the point beside the killer could then end as KilledWorker
+    # too. With 1.0 a worker holds only the point it runs (the README's advice).
+    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         assert infer_workers(client, None) == 2
         res = minimize(sphere, BOUNDS, budget=120, population_size=20, seed=1, executor=client)
@@ -149,6 +154,23 @@ def test_dask_local_cluster(hang_guard):
         res = minimize(sphere, BOUNDS, budget=60, population_size=20, seed=1, executor=client.get_executor(), max_in_flight=2)
         assert res.nfev == 60
     assert time.monotonic() - t0 < 90
+
+
+def test_dask_worker_saturation_one_loses_only_the_killing_point(hang_guard):
+    """The README's advice, on one worker so the killer's neighbour is always there: with Dask's
+    default worker-saturation (1.1) the innocent point queued beside it also ends KilledWorker."""
+    distributed = pytest.importorskip("distributed")
+    import cloudpickle
+    import dask
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        res = minimize(dies_rarely, BOUNDS, budget=120, population_size=20, seed=3, executor=client, on_error="nan",
+                       timeout=10, max_in_flight=2)
+    assert res.nfev == 120 and len(res.failures) == 2
+    assert all(f.x[0] > 0.9 and "KilledWorker" in f.error for f in res.failures)
 
 
 def sleepy(x):
