@@ -16,12 +16,8 @@ def test_every_sampler_runs_a_short_study():
         assert r["sampler"] == name and r["trials"] == 20 and math.isfinite(r["error"]) and r["error"] >= 0
 
 
-def test_the_sep_cc_row_is_that_variant_seeded():
+def test_the_sep_cc_row_is_that_variant_seeded(monkeypatch):
     r = optuna_bench.quality("F1", 10, 150, "EDAMCCSampler(sep-cc)", 3)
-    saved = optuna_bench.SAMPLERS["EDAMCCSampler(sep-cc)"]
-    try:
-        optuna_bench.SAMPLERS["EDAMCCSampler(sep-cc)"] = lambda seed: EDAMCCSampler(seed=seed, variant="edamcc-sep-cc")
-        again = optuna_bench.quality("F1", 10, 150, "EDAMCCSampler(sep-cc)", 3)
-    finally:
-        optuna_bench.SAMPLERS["EDAMCCSampler(sep-cc)"] = saved
+    monkeypatch.setitem(optuna_bench.SAMPLERS, "EDAMCCSampler(sep-cc)", lambda seed: EDAMCCSampler(seed=seed, variant="edamcc-sep-cc"))
+    again = optuna_bench.quality("F1", 10, 150, "EDAMCCSampler(sep-cc)", 3)
     assert again["error"] == r["error"]

@@ -5,6 +5,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
@@ -129,19 +130,26 @@ def test_timeout_counts_as_failure():
         assert res.nfev == 60 and any("TimeoutError" in f.error for f in res.failures)
 
 
-def test_dask_local_cluster(hang_guard):
+@contextmanager
+def _one_task_per_worker_client(n_workers):
+    """A Dask client on a local cluster of one-thread process workers, each holding only the task it
+    runs. Dask blames every task a dying worker holds, and with its default worker-saturation (1.1)
+    a one-thread worker holds two: the point beside a killer could then end as KilledWorker too.
+    With 1.0 it holds one (the README's advice)."""
     distributed = pytest.importorskip("distributed")
     import cloudpickle
     import dask
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    t0 = time.monotonic()
-    # Dask blames every task a dying worker holds, and with its default worker-saturation (1.1)
-    # a one-thread worker holds two: the point beside the killer could then end as KilledWorker
-    # too. With 1.0 a worker holds only the point it runs (the README's advice).
     with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}), \
-            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
+        yield client
+
+
+def test_dask_local_cluster(hang_guard):
+    t0 = time.monotonic()
+    with _one_task_per_worker_client(2) as client:
         assert infer_workers(client, None) == 2
         res = minimize(sphere, BOUNDS, budget=120, population_size=20, seed=1, executor=client)
         assert res.nfev == 120
@@ -159,14 +167,7 @@ def test_dask_local_cluster(hang_guard):
 def test_dask_worker_saturation_one_loses_only_the_killing_point(hang_guard):
     """The README's advice, on one worker so the killer's neighbour is always there: with Dask's
     default worker-saturation (1.1) the innocent point queued beside it also ends KilledWorker."""
-    distributed = pytest.importorskip("distributed")
-    import cloudpickle
-    import dask
-
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}), \
-            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    with _one_task_per_worker_client(1) as client:
         res = minimize(dies_rarely, BOUNDS, budget=120, population_size=20, seed=3, executor=client, on_error="nan",
                        timeout=10, max_in_flight=2)
     assert res.nfev == 120 and len(res.failures) == 2
