@@ -171,7 +171,7 @@ class EDAMCC(base.ConfiguredOptimizer):
     population_size, selection_ratio, m_corr, theta, c, variant, repair, partition:
         as in :class:`edamcc.Settings`; ``population_size=None`` takes
         :func:`edamcc.default_population_size` for the variant, the dimension and the budget
-        (the default ``edamcc-csa``: ``4 + 3 ln n``, at least 10; the paper's variant:
+        (the default ``edamcc-sep-cc``: ``4 + 3 ln n``, at least 10; the paper's variant:
         ``clip(budget // 30, 10, 200)``). ``repair`` applies to a fully bounded space.
     """
 

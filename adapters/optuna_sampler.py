@@ -14,14 +14,14 @@ trials, through the same rule as :class:`edamcc.EDAMCCStrategy` (:mod:`edamcc.ge
   M - 1 after. Membership is a function of trial numbers only, so no worker's timing can
   change it;
 * generation g closes when every trial of its block is finished (COMPLETE, FAIL or PRUNED);
-  the model of generation g + 1 is fitted on the elite (not for ``edamcc-csa``, the default,
-  which fits the block alone) and the block's COMPLETE trials
-  (:func:`edamcc.close_generation`). FAIL and PRUNED trials never reach a model. A trial
+  the model of generation g + 1 is fitted on the elite (not for the variants with a step size,
+  ``edamcc-sep-cc`` (the default), ``edamcc-csa`` and ``edamcc-tpa``, which fit the block
+  alone) and the block's COMPLETE trials (:func:`edamcc.close_generation`). FAIL and PRUNED trials never reach a model. A trial
   that never finishes (a killed process) holds its generation open: use Optuna's heartbeat
   (``heartbeat_interval`` on the storage) so that such trials are marked FAIL;
 * a trial is drawn from the model of its own generation when every earlier generation has
   closed, else from the newest model whose generations have (so no worker ever waits), and
-  records which one in its system attributes. With ``edamcc-csa`` and ``edamcc-tpa`` the first
+  records which one in its system attributes. With those three the first
   two trials of a generation's block are its mean-shift points (:class:`edamcc.models.LineSamples`)
   when drawn from their own generation's model (``edamcc-tpa``'s step size reads their values);
 * the study's seed (stored once in the study's system attributes) seeds each generation's

@@ -7,6 +7,11 @@ Functions: sphere, ellipsoid, rosenbrock, rastrigin, rotated, at 100 dimensions 
 rotated blocks of 100 (1000 dimensions). Budget: ``budget_factor * n`` evaluations for every
 optimizer. Overhead per ask: (wall time of the run - the same number of function evaluations)
 divided by the budget, so the cost of the function is excluded.
+
+Seeds: every optimizer's parametrization is seeded with the run's seed, but the function's
+first call draws its rotation from that same random state (every copy of a parametrization
+shares it), so the first optimizer of ``--optimizers`` draws its own seed after the rotation
+and the others do not. A row is reproduced by the same command, its place in the list included.
 """
 
 from __future__ import annotations

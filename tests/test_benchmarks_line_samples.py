@@ -8,12 +8,13 @@ from edamcc import DEFAULT_VARIANT
 
 
 def test_each_entry_runs_its_variant_and_counts_the_evaluations_to_the_target():
-    assert line_samples.VARIANT_OF == {"edamcc": DEFAULT_VARIANT, "edamcc-tpa": "edamcc-tpa", "edamcc-sep-cc": "edamcc-sep-cc"}
+    assert line_samples.VARIANT_OF == {"edamcc": DEFAULT_VARIANT, "edamcc-csa": "edamcc-csa", "edamcc-tpa": "edamcc-tpa", "edamcc-sep-cc": "edamcc-sep-cc"}
     for algorithm in line_samples.VARIANT_OF:
         hit = line_samples.evaluations_to_target(algorithm, "sphere", 8, 0)
         assert hit is not None and 8 < hit <= line_samples.BUDGET_FACTOR * 8
-    # below n = 300 edamcc-tpa is the default itself: the same evaluation count
-    assert line_samples.evaluations_to_target("edamcc-tpa", "ellipsoid", 8, 1) == line_samples.evaluations_to_target("edamcc", "ellipsoid", 8, 1)
+    # below n = 300 edamcc-tpa is edamcc-csa itself: the same evaluation count; the default is edamcc-sep-cc
+    assert line_samples.evaluations_to_target("edamcc-tpa", "ellipsoid", 8, 1) == line_samples.evaluations_to_target("edamcc-csa", "ellipsoid", 8, 1)
+    assert line_samples.evaluations_to_target("edamcc", "ellipsoid", 8, 1) == line_samples.evaluations_to_target("edamcc-sep-cc", "ellipsoid", 8, 1)
 
 
 def test_the_problems_are_cocos_f1_and_f2_without_the_output_transformation():

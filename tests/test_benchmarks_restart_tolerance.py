@@ -9,10 +9,10 @@ from edamcc import minimize
 from edamcc.benchmark_functions import get_function
 
 
-def test_shipped_setting_is_the_default_run_and_constants_are_restored():
+def test_shipped_setting_is_the_edamcc_csa_run_and_constants_are_restored():
     f = get_function("F3", 10)
-    run = restart_tolerance.run_one(("shipped", "F3", 10, 3000, 2))
-    assert run["error"] == f.error(minimize(f, f.bounds, budget=3000, seed=2, vectorized=True, record_pairs=False).fun)
+    run = restart_tolerance.run_one(("shipped", "F3", 10, 3000, 2))  # edamcc-csa, the default of 0.3 to 0.6, named
+    assert run["error"] == f.error(minimize(f, f.bounds, budget=3000, seed=2, vectorized=True, record_pairs=False, variant="edamcc-csa").fun)
     lowered = restart_tolerance.run_one(("both-lower", "F3", 10, 3000, 2))
     assert (restarts.TOL_STD, restarts.RESTART_TOL_FUN) == restart_tolerance.SETTINGS["shipped"]
     assert lowered["setting"] == "both-lower" and 0 <= lowered["last_gain_before_first_restart"] <= 3000

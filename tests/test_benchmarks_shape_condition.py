@@ -8,7 +8,8 @@ from edamcc import DEFAULT_VARIANT
 
 
 def test_each_run_records_four_checkpoints_of_error_and_condition():
-    assert shape_condition.VARIANT_OF == {"edamcc": DEFAULT_VARIANT, "edamcc-sep-cc": "edamcc-sep-cc"}
+    assert shape_condition.VARIANT_OF == {"edamcc": DEFAULT_VARIANT, "edamcc-csa": "edamcc-csa", "edamcc-sep-cc": "edamcc-sep-cc"}
+    assert shape_condition.build_parser().parse_args([]).algorithms == ["edamcc", "edamcc-csa", "sep-cma"]  # no run twice
     for algorithm in shape_condition.ALGORITHMS:
         r = shape_condition.run(algorithm, 10, 40, 0)
         used = [c["evaluations"] for c in r["records"]]

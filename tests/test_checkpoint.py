@@ -111,7 +111,7 @@ def test_equal_arguments_resume_however_they_are_spelled(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         minimize(sphere, bounds, budget=300, population_size=20, seed=np.random.default_rng(11), checkpoint=path, callback=interrupt)
     # a generator made the same way, a NumPy integer, the default variant named: the same run
-    resumed = minimize(sphere, bounds, budget=300, population_size=np.int64(20), variant="edamcc-csa",
+    resumed = minimize(sphere, bounds, budget=300, population_size=np.int64(20), variant="edamcc-sep-cc",
                        seed=np.random.default_rng(11), checkpoint=path)  # fmt: skip
     assert np.array_equal(resumed.x, full.x) and resumed.nfev == full.nfev
     with pytest.raises(ValueError, match="another problem.*seed"):

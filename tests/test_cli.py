@@ -41,7 +41,7 @@ def test_variants_and_functions_are_listed(capsys):
     main(["variants"])
     out = capsys.readouterr().out
     assert "mimic" in out
-    assert [line.split()[0] for line in out.splitlines() if line.endswith("[default]")] == ["edamcc-csa"]
+    assert [line.split()[0] for line in out.splitlines() if line.endswith("[default]")] == ["edamcc-sep-cc"]
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,7 @@ def test_options_mirror_the_strategy_and_bad_options_raise_at_construction():
     es = opt.strategy
     assert (es.population_size, es.theta, es.c, es.variant.name) == (100, 0.3, 20, "edamcc")
     default = ng.optimizers.registry["EDAMCC"](parametrization=30, budget=3000).strategy
-    assert default.variant.name == "edamcc-csa" and default.population_size == 14  # the package's default: 4 + 3 ln 30
+    assert default.variant.name == "edamcc-sep-cc" and default.population_size == 14  # the package's default: 4 + 3 ln 30
     custom = adapter.EDAMCC(population_size=40, theta=0.2, c=5, m_corr=10, selection_ratio=0.25, variant="umdac")
     es = custom(parametrization=30, budget=3000).strategy
     assert (es.population_size, es.theta, es.c, es.m_corr, es.n_selected, es.variant.name) == (40, 0.2, 5, 10, 10, "umdac")

@@ -493,7 +493,7 @@ def test_the_partition_option_reaches_every_replayed_fit(partition, monkeypatch)
 
 
 def test_csa_draws_the_first_two_trials_of_a_generation_on_its_mean_shift_line():
-    sampler = EDAMCCSampler(seed=4, population_size=10)  # the default: edamcc-csa
+    sampler = EDAMCCSampler(seed=4, population_size=10)  # the default: edamcc-sep-cc, a step-size variant
     study = run(sampler, n_trials=60)
     names = [f"x{i}" for i in range(6)]
     for g in range(2, sampler.closed_generations(study)):  # generation 1 follows the first fit: no step yet

@@ -29,7 +29,7 @@ CLI_FLAGS = {"theta": "--theta", "c": "-c", "m_corr": "--m-corr", "population_si
 def test_defaults_and_where_they_come_from():
     s = Settings()
     assert (s.population_size, s.selection_ratio, s.m_corr, s.theta, s.c, s.variant.name, s.repair) == (
-        None, 0.5, None, "auto", 20, "edamcc-csa", "clip")  # fmt: skip
+        None, 0.5, None, "auto", 20, "edamcc-sep-cc", "clip")  # fmt: skip
     assert Settings(variant="edamcc").theta == 0.3  # the paper's threshold comes with the paper's variant
     r = Settings(variant="edamcc").resolve(100, budget=10_000 * 100)
     assert (r.population_size, r.n_selected, r.m_corr) == (200, 100, 100)  # the paper's Section IV-A

@@ -279,8 +279,8 @@ def test_the_mean_shift_line_is_the_step_at_a_typical_sample_length():
 
 
 def test_csa_generations_start_with_the_mean_shift_points_and_extras_do_not():
-    es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * 10, seed=1, repair="none")  # the default: edamcc-csa
-    assert es.variant.name == "edamcc-csa"
+    es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * 10, seed=1, repair="none")  # the default: edamcc-sep-cc
+    assert es.variant.name == "edamcc-sep-cc"
     x = es.ask()
     es.tell(x, np.sum(x**2, axis=1))  # the first fit: no step to follow yet
     assert not hasattr(es.model, "line")

@@ -38,8 +38,8 @@ def test_defaults_are_the_papers_at_the_papers_budget():
     assert es.variant.name == "edamcc"
     # without a budget the population follows the dimension (the one rule of edamcc.settings)
     assert EDAMCCStrategy(bounds=[(-1, 1)] * 300, variant="edamcc").population_size == 79
-    default = EDAMCCStrategy(bounds=[(-1, 1)] * 300)  # the package's default: the self-adaptive variant with a step size
-    assert (default.variant.name, default.population_size, default.settings.theta) == ("edamcc-csa", 21, "auto")
+    default = EDAMCCStrategy(bounds=[(-1, 1)] * 300)  # the package's default since 0.7: the step size with sep-CMA-ES's path rate
+    assert (default.variant.name, default.population_size, default.settings.theta) == ("edamcc-sep-cc", 21, "auto")
 
 
 def test_first_generation_is_population_size_uniform_points_in_the_box():

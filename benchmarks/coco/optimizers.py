@@ -64,7 +64,7 @@ def edamcc_paper(problem, lower, upper, budget, seed):
     _edamcc(problem, lower, upper, budget, seed, variant="edamcc", population_size=200, selection_ratio=0.5, theta=0.3, c=20)
 
 
-@register("edamcc-default", "edamcc", "edamcc.minimize with its defaults (variant edamcc-csa since 0.3) and repair='none': "
+@register("edamcc-default", "edamcc", "edamcc.minimize with its defaults (variant edamcc-sep-cc since 0.7, edamcc-csa from 0.3 to 0.6) and repair='none': "
           "the box [-5,5]^n is COCO's region of interest, not a constraint, and the peers run unbounded")
 def edamcc_default(problem, lower, upper, budget, seed):
     _edamcc(problem, lower, upper, budget, seed, repair="none")

@@ -42,4 +42,4 @@ __all__ = [
     "repair",
     "start_adaptation",
 ]
-__version__ = "0.6.0"
+__version__ = "0.7.0"

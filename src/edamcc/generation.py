@@ -14,8 +14,9 @@ the next block, whatever order the values arrive in.
 
 Closing generation g (Fig. 6 of the paper):
 
-1. the pool is the previous elite followed by the block's rows in number order (for
-   ``edamcc-csa``, the block's rows alone: the elite is kept only as the best point found);
+1. the pool is the previous elite followed by the block's rows in number order (for the
+   step-size variants, ``scale="csa"``, the block's rows alone: the elite is kept only as
+   the best point found);
    NaN and +-inf rank worst and never reach a mean or a covariance;
 2. the new elite is the pool's best finite row (ties: the earliest in the pool);
 3. the best m rows are selected (truncation selection); with fewer than two finite values
@@ -116,7 +117,7 @@ def fit_generation(
     """Fit ``variant``'s model on ``selected`` (the best m rows, shape ``(m, n)``): Fig. 6, steps 2-3.
 
     ``weights`` (best row first, summing to 1) weight the fit of the factorized models
-    (``edamcc-csa``); None: the paper's equal weights.
+    (the step-size variants, ``scale="csa"``); None: the paper's equal weights.
 
     ``partition="learned"`` (self-adaptive variants): the strong variables are clustered by
     their |corr| on WI's rows (Fig. 11) and those left over are split at random (Fig. 4).
@@ -198,8 +199,8 @@ def close_generation(
     ``elite_x``/``elite_f`` the elite kept from the previous generations (None at first). The
     self-adaptive variant also passes its ``adaptation`` state and ``fit_before``, the
     maximum-likelihood model the block was sampled from (the uniform model at first).
-    ``edamcc-csa`` passes its :class:`~edamcc.step_size.StepSize`: it fits the block's rows
-    alone, rank-weighted, and keeps the elite only as the best point found.
+    The step-size variants (``scale="csa"``) pass their :class:`~edamcc.step_size.StepSize`:
+    they fit the block's rows alone, rank-weighted, and keep the elite only as the best point found.
     """
     if elite_x is not None and not isinstance(adaptation, StepSize):  # the kept elite competes in the selection
         pool_x = np.concatenate([elite_x[None, :], rows])

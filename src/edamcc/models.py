@@ -201,7 +201,7 @@ def fit_factorized(
         d_weak = selected[:, weak] - mean[weak]  # centred columns, gathered: no full (m, n) copy
         weak_std = np.sqrt(np.einsum("ij,ij->j", d_weak, d_weak) / m)
         centred = None
-    else:  # edamcc-csa: its weak set is most of the variables, and one pass over all columns
+    else:  # scale="csa": its weak set is most of the variables, and one pass over all columns
         # costs less than gathering them (each column's weighted sum comes out the same)
         mean = weights @ selected
         centred = selected - mean

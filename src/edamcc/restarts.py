@@ -13,10 +13,11 @@ happens when the current run can no longer make progress:
 * the variance multiplier fell below ``TOL_MULTIPLIER`` = 1e-10 (AMaLGaM's own restart
   condition: it shrinks by 0.9 per generation only after 25 + n generations in a row
   without improvement, so about 25 + n + 219 generations on a plateau);
-* ``edamcc-csa`` only, pycma's ``tolfun`` (``RESTART_TOL_FUN`` = 1e-11; the stop of
+* the step-size variants only (``scale="csa"``: the default ``edamcc-sep-cc``, ``edamcc-csa``,
+  ``edamcc-tpa``), pycma's ``tolfun`` (``RESTART_TOL_FUN`` = 1e-11; the stop of
   :mod:`edamcc.stopping` uses 0): over the last ``10 + ceil(30 n / M)`` generations the best
   value moved by at most 1e-11, and so did the values of the last generation. Without it a
-  converged ``edamcc-csa`` run never restarts: once the values of a generation are equal to
+  converged run of theirs never restarts: once the values of a generation are equal to
   the last bit, selection is random, the step size stops shrinking and the standard
   deviations stay far above ``TOL_STD`` (measured on bbob Rastrigin f3 and f15 at 20-D: no
   restart in 200,000 evaluations).
@@ -51,7 +52,7 @@ def restart_reason(model: Any, multiplier: float | None, lower: NDArray[np.float
                    progress: Progress | None = None, window: int = 0) -> str | None:  # fmt: skip
     """Why the current run should restart, or None. ``progress`` (one entry per generation since
     the last restart: the whole run's best value and that generation's spread, looked back
-    ``window`` generations) is given for ``edamcc-csa`` only."""
+    ``window`` generations) is given for the step-size variants (``scale="csa"``) only."""
     if model.max_std <= TOL_STD * float(np.max(upper - lower)):
         return f"every standard deviation is below {TOL_STD:g} of the box"
     if multiplier is not None and multiplier < TOL_MULTIPLIER:

@@ -35,10 +35,11 @@ DEFAULT_M_CORR = 100  # Section IV-A, "Parameters of EDA-MCC": m_corr = 100 "thr
 DEFAULT_THETA = 0.3  # ibid.: theta = 0.3, "a popular threshold to define weakly correlated"
 DEFAULT_BUDGET_FACTOR = 10_000  # Section IV-A: "the maximal #FEs is set to 10000 x n" (CEC 2005)
 DEFAULT_C = 20  # Section IV-A: "For SM, we set c=20" (50D/100D); at 500D the paper uses c = 100
-# The package's default algorithm: the self-adaptive EDA-MCC with a cumulative step size, ahead
-# of the paper's variant and of edamcc-adaptive (the default of 0.2) at the budgets users have
-# (README, "Self-adaptive EDA-MCC"). The paper's is variant="edamcc".
-DEFAULT_VARIANT = "edamcc-csa"
+# The package's default algorithm (since 0.7): the self-adaptive EDA-MCC with a cumulative step
+# size and sep-CMA-ES's rate for its rank-one path, ahead of the paper's variant, of
+# edamcc-adaptive (the default of 0.2) and of edamcc-csa (the default of 0.3 to 0.6) at the budgets
+# users have (README, "Self-adaptive EDA-MCC"). The paper's is variant="edamcc".
+DEFAULT_VARIANT = "edamcc-sep-cc"
 PAPER_VARIANT = "edamcc"
 # How SM groups the strong set S: "random" (Fig. 4, step 2) or "learned" (SM-GC's clusters of
 # Fig. 11, the strong variables left over in random groups; :func:`edamcc.structure_learning.learned_partition`).
@@ -48,11 +49,12 @@ PARTITIONS = ("random", "learned")
 def default_population_size(dimension: int, budget: int | None = None, *, adaptive: bool = False, scale: str = "avs") -> int:
     """M when the user gives none: the one population rule of the package.
 
-    * ``edamcc-csa`` (``adaptive=True, scale="csa"``), which doubles it at each restart (IPOP):
+    * The step-size variants (``adaptive=True, scale="csa"``: the default ``edamcc-sep-cc``,
+      ``edamcc-csa``, ``edamcc-tpa``), which double it at each restart (IPOP):
       CMA-ES's ``4 + 3 ln n`` (at least 10), whatever the budget: the step size, not the
       population, keeps the model from collapsing, and the restarts grow it where needed.
 
-    * The self-adaptive variant (``adaptive=True``), which doubles it at each restart (IPOP):
+    * ``edamcc-adaptive`` (``adaptive=True, scale="avs"``), which doubles it at each restart (IPOP):
       ``max(4 + 3 ln n, min(10 sqrt(n), budget / (25 sqrt(n))))`` (at least 10): AMaLGaM's
       10 sqrt(n) when the budget allows 25 sqrt(n) generations of it, down to CMA-ES's
       4 + 3 ln n for small budgets; 100 at n = 100 from 25,000 evaluations on.
@@ -146,7 +148,7 @@ class Settings:
         c: subspace capacity, the largest SM group (Fig. 4); at least 1, or 2 for the
             greedy-clustering variant (Fig. 11). Paper: 20 at 50/100D, 100 at 500D.
         variant: one of :data:`edamcc.VARIANTS` or a :class:`~edamcc.Variant`; default
-            ``"edamcc-csa"`` (:data:`DEFAULT_VARIANT`), the paper's algorithm is ``"edamcc"``.
+            ``"edamcc-sep-cc"`` (:data:`DEFAULT_VARIANT`), the paper's algorithm is ``"edamcc"``.
         repair: ``"clip"``, ``"reflect"`` or ``"none"`` for samples outside the box.
         partition: how SM groups the strong set: ``"random"`` (Fig. 4, the default) or
             ``"learned"``, clusters of the measured |corr| (Fig. 11's greedy clustering) with the
@@ -197,7 +199,7 @@ class Settings:
             raise ValueError(f"partition: expected one of {PARTITIONS}; got {self.partition!r}")
         if self.partition == "learned" and not (variant.adaptive and variant.grouping == "random"):
             raise ValueError(
-                f"partition: 'learned' is for the self-adaptive variants (edamcc-adaptive, edamcc-csa); variant {variant.name!r} "
+                f"partition: 'learned' is for the self-adaptive variants (edamcc-adaptive, edamcc-csa, edamcc-tpa, edamcc-sep-cc); variant {variant.name!r} "
                 "groups S as the paper fixes it (variant='edamcc-gc' is the paper's greedy clustering, Fig. 11)"
             )
         if self.population_size is not None:

@@ -1,4 +1,5 @@
-"""Step-size adaptation for EDA-MCC's models (``variant="edamcc-csa"``, cumulative, and ``"edamcc-tpa"``, two-point).
+"""Step-size adaptation for EDA-MCC's models (``scale="csa"``: the default ``"edamcc-sep-cc"`` and
+``"edamcc-csa"``, cumulative, and ``"edamcc-tpa"``, two-point).
 
 The maximum-likelihood fit is unstable as a step-size rule: its variances shrink by a factor
 that depends on the selection, so a run either collapses or, with any fixed multiplier above

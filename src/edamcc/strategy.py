@@ -52,7 +52,7 @@ class EDAMCCStrategy:
             pair of scalars together with ``dimension``.
         dimension: number of variables, needed only with scalar bounds.
         population_size, selection_ratio, m_corr, theta, c, variant, repair, partition: the algorithm's parameters,
-            defaults and checks as in :class:`edamcc.Settings` (default: the self-adaptive ``"edamcc-csa"``; the
+            defaults and checks as in :class:`edamcc.Settings` (default: the self-adaptive ``"edamcc-sep-cc"``; the
             paper's ``variant="edamcc"`` with M = 200, tau = 0.5, m_corr = 100, theta = 0.3, c = 20; samples outside
             the box are clipped; SM's groups are random, ``partition="learned"`` clusters them by |corr| instead).
             ``population_size=None`` follows the budget (:func:`edamcc.default_population_size`).
@@ -172,7 +172,7 @@ class EDAMCCStrategy:
 
     @property
     def step_size(self) -> float | None:
-        """``edamcc-csa``'s step size sigma (None for other variants and before its first fit)."""
+        """The step size sigma of the ``scale="csa"`` variants, the default among them (None for the others and before its first fit)."""
         return getattr(self._adaptation, "sigma", None)
 
     @property
