@@ -37,11 +37,19 @@ from edamcc import DEFAULT_VARIANT, EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
 
 FUNCTION = "F9"
-# "edamcc": the package's default (edamcc-csa up to 0.6, whose runs the committed tables label so)
-VARIANT_OF = {"edamcc": DEFAULT_VARIANT, "edamcc-csa": "edamcc-csa", "edamcc-sep-cc": "edamcc-sep-cc"}
+VARIANT_OF = {"edamcc": DEFAULT_VARIANT, "edamcc-csa": "edamcc-csa", "edamcc-sep-cc": "edamcc-sep-cc"}  # "edamcc": the package's default
 ALGORITHMS = [*VARIANT_OF, "sep-cma"]
 DEFAULT_ALGORITHMS = ["edamcc", "edamcc-csa", "sep-cma"]  # since 0.7 the default is edamcc-sep-cc
-LABEL = {"edamcc": f"default ({DEFAULT_VARIANT})", "edamcc-csa": "edamcc-csa", "edamcc-sep-cc": "edamcc-sep-cc", "sep-cma": "sep-CMA-ES (pycma)"}
+LEGACY_DEFAULT = "edamcc-csa"  # runs saved before 0.7 record no variant: the default was edamcc-csa then
+LABEL = {"edamcc-csa": "edamcc-csa", "edamcc-sep-cc": "edamcc-sep-cc", "sep-cma": "sep-CMA-ES (pycma)"}
+
+
+def label(algorithm: str, runs: list[dict]) -> str:
+    """The name of an algorithm's row; for the default, the variant its runs recorded."""
+    if algorithm != "edamcc":
+        return LABEL[algorithm]
+    variant = next((r.get("variant", LEGACY_DEFAULT) for r in runs if r["algorithm"] == algorithm), DEFAULT_VARIANT)
+    return f"default ({variant})"
 CHECKPOINTS = 4  # records at 1/4, 2/4, 3/4 and all of the budget
 
 
@@ -88,7 +96,8 @@ def run(algorithm: str, n: int, budget_factor: int, seed: int) -> dict:
                 records.append({"evaluations": used, "error": es.best.f - f.optimum_value, "condition": condition(v)})
                 marks.pop(0)
         restarts = 0
-    return {"algorithm": algorithm, "n": n, "seed": seed, "budget": budget, "records": records, "restarts": restarts}
+    return {"algorithm": algorithm, "variant": VARIANT_OF.get(algorithm), "n": n, "seed": seed, "budget": budget,
+            "records": records, "restarts": restarts}
 
 
 def command(args: argparse.Namespace) -> str:
@@ -103,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     parser.add_argument("--algorithms", nargs="+", default=DEFAULT_ALGORITHMS, choices=ALGORITHMS)
     parser.add_argument("--out", default=str(RESULTS / "adaptive" / "shape_condition.json"))
-    parser.add_argument("--report", action="store_true", help="only rewrite the table and the picture from --out")
+    parser.add_argument("--report", action="store_true", help="only rewrite the table and the picture from --out, for every algorithm it has")
     return parser
 
 
@@ -120,7 +129,7 @@ def table(runs: list[dict], args: argparse.Namespace, version: str) -> str:
             mine = [r for r in runs if r["algorithm"] == algorithm and r["n"] == n]
             errors = [float(np.median([r["records"][k]["error"] for r in mine])) for k in range(CHECKPOINTS)]
             conds = [float(np.median([r["records"][k]["condition"] for r in mine])) for k in range(CHECKPOINTS)]
-            lines.append(f"| {LABEL[algorithm]} | " + " | ".join(f"{e:.2e}" for e in errors) + " | " + " | ".join(f"{c:.0e}" for c in conds) + " |")
+            lines.append(f"| {label(algorithm, runs)} | " + " | ".join(f"{e:.2e}" for e in errors) + " | " + " | ".join(f"{c:.0e}" for c in conds) + " |")
         lines.append("")
     return "\n".join(lines)
 
@@ -133,9 +142,9 @@ def picture(runs: list[dict], args: argparse.Namespace, path: Path) -> None:
         for algorithm in args.algorithms:
             mine = [r for r in runs if r["algorithm"] == algorithm and r["n"] == n]
             x = [(k + 1) * args.budget_factor / CHECKPOINTS for k in range(CHECKPOINTS)]
-            label = f"{LABEL[algorithm]}, n = {n}" if len(args.dims) > 1 else LABEL[algorithm]
+            name = f"{label(algorithm, runs)}, n = {n}" if len(args.dims) > 1 else label(algorithm, runs)
             for ax, key in zip(axes, ("error", "condition")):
-                ax.plot(x, [np.median([r["records"][k][key] for r in mine]) for k in range(CHECKPOINTS)], marker="o", label=label)
+                ax.plot(x, [np.median([r["records"][k][key] for r in mine]) for k in range(CHECKPOINTS)], marker="o", label=name)
     for ax, title in zip(axes, (f"{FUNCTION}: error of the best point", "condition of the sampling variances")):
         ax.set_yscale("log")
         ax.set_xlabel("evaluations / n")
@@ -165,6 +174,7 @@ def main() -> None:
 
     if args.report:
         saved = json.loads(Path(args.out).read_text())
+        args.algorithms = list(dict.fromkeys(r["algorithm"] for r in saved["runs"]))  # every algorithm the file has
         print(write_report(saved["runs"], args, saved["edamcc"]))
         return
     runs = []

@@ -41,8 +41,11 @@ def test_the_table_names_the_command_that_rewrites_it(argv, expected, monkeypatc
 
 def test_the_table_gives_medians_over_the_seeds(tmp_path):
     args = shape_condition.build_parser().parse_args(["--dims", "10", "--seeds", "0", "1", "--algorithms", "edamcc", "--out", str(tmp_path / "s.json")])
-    runs = [{"algorithm": "edamcc", "n": 10, "seed": s, "records": [{"error": e * (s + 1), "condition": 10.0 ** (s + 1)} for e in (4.0, 3.0, 2.0, 1.0)]}
-            for s in (0, 1)]
+    runs = [{"algorithm": "edamcc", "variant": DEFAULT_VARIANT, "n": 10, "seed": s,
+             "records": [{"error": e * (s + 1), "condition": 10.0 ** (s + 1)} for e in (4.0, 3.0, 2.0, 1.0)]} for s in (0, 1)]
     text = shape_condition.table(runs, args, "x")
     row = next(line for line in text.splitlines() if line.startswith("| default ("))
     assert row == f"| default ({DEFAULT_VARIANT}) | 6.00e+00 | 4.50e+00 | 3.00e+00 | 1.50e+00 | 6e+01 | 6e+01 | 6e+01 | 6e+01 |"
+    # runs saved before 0.7 name no variant: the default then was edamcc-csa, and their rows say so
+    legacy = [{k: v for k, v in r.items() if k != "variant"} for r in runs]
+    assert "| default (edamcc-csa) | 6.00e+00 |" in shape_condition.table(legacy, args, "0.6.0")
