@@ -42,6 +42,7 @@ ALGORITHMS = [*VARIANT_OF, "sep-cma"]
 DEFAULT_ALGORITHMS = ["edamcc", "edamcc-csa", "sep-cma"]  # since 0.7 the default is edamcc-sep-cc
 LEGACY_DEFAULT = "edamcc-csa"  # runs saved before 0.7 record no variant: the default was edamcc-csa then
 LABEL = {"edamcc-csa": "edamcc-csa", "edamcc-sep-cc": "edamcc-sep-cc", "sep-cma": "sep-CMA-ES (pycma)"}
+CHECKPOINTS = 4  # records at 1/4, 2/4, 3/4 and all of the budget
 
 
 def label(algorithm: str, runs: list[dict]) -> str:
@@ -50,7 +51,6 @@ def label(algorithm: str, runs: list[dict]) -> str:
         return LABEL[algorithm]
     variant = next((r.get("variant", LEGACY_DEFAULT) for r in runs if r["algorithm"] == algorithm), DEFAULT_VARIANT)
     return f"default ({variant})"
-CHECKPOINTS = 4  # records at 1/4, 2/4, 3/4 and all of the budget
 
 
 def condition(variances: np.ndarray) -> float:

@@ -20,7 +20,7 @@ import numpy as np
 
 from .bounds import REPAIR_METHODS
 from .checks import is_int, is_real
-from .variants import Variant, get_variant
+from .variants import VARIANTS, Variant, get_variant
 from .wi_threshold import resolve_theta
 
 # Section IV-A, "Common Parameter Settings": M is one of 200, 500, 1000, 2000, tau = 0.5.
@@ -198,8 +198,9 @@ class Settings:
         if not isinstance(self.partition, str) or self.partition not in PARTITIONS:
             raise ValueError(f"partition: expected one of {PARTITIONS}; got {self.partition!r}")
         if self.partition == "learned" and not (variant.adaptive and variant.grouping == "random"):
+            learnable = [v.name for v in VARIANTS.values() if v.adaptive and v.grouping == "random"]
             raise ValueError(
-                f"partition: 'learned' is for the self-adaptive variants (edamcc-adaptive, edamcc-csa, edamcc-tpa, edamcc-sep-cc); variant {variant.name!r} "
+                f"partition: 'learned' is for the self-adaptive variants ({', '.join(learnable)}); variant {variant.name!r} "
                 "groups S as the paper fixes it (variant='edamcc-gc' is the paper's greedy clustering, Fig. 11)"
             )
         if self.population_size is not None:
