@@ -91,6 +91,12 @@ def test_nan_objective_values_are_survived():
     assert np.isfinite(res.fun) and res.fun < 1e-3
 
 
+def test_a_run_without_a_finite_value_is_no_success_and_says_so():
+    res = minimize(lambda x: np.nan, [(-1, 1)] * 3, budget=200, seed=0, population_size=20)
+    assert not res.success and res.x is None and res.fun == np.inf and res.nfev == 200
+    assert res.message == "budget of 200 evaluations spent; no evaluation returned a finite value"
+
+
 def test_options_that_need_another_are_refused_before_the_run():
     gen = np.random.default_rng(5)
     state = gen.bit_generator.state

@@ -104,7 +104,8 @@ def minimize(
 
     Returns:
         An :class:`~scipy.optimize.OptimizeResult` with ``x``, ``fun``, ``nfev``, ``nit``
-        (completed generations), ``success``, ``message``, ``failures`` (a list of
+        (completed generations), ``success`` (False when no evaluation returned a finite
+        value: then ``x`` is None, ``fun`` is inf and ``message`` says so), ``message``, ``failures`` (a list of
         :class:`~edamcc.evaluation.Failure` with ``x`` and ``error``), ``structure`` (the
         :class:`~edamcc.StructureRecord`) and ``strategy`` (to inspect or continue).
     """
@@ -169,6 +170,8 @@ def minimize(
         message = driver.run(steady_after_tell)
     else:
         message = _run_batches(es, fun, workers, vectorized, on_error, failures, after_tell)
+    if es.best_x is None:  # success is False: say why, beside the reason the run stopped
+        message += "; no evaluation returned a finite value"
     if saver is not None:
         ckpt.save(checkpoint, es, failures, saver.key)  # the final state, kept
     progress.final(es, len(failures), message)
