@@ -8,10 +8,11 @@ rotated blocks of 100 (1000 dimensions). Budget: ``budget_factor * n`` evaluatio
 optimizer. Overhead per ask: (wall time of the run - the same number of function evaluations)
 divided by the budget, so the cost of the function is excluded.
 
-Seeds: every optimizer's parametrization is seeded with the run's seed, but the function's
-first call draws its rotation from that same random state (every copy of a parametrization
-shares it), so the first optimizer of ``--optimizers`` draws its own seed after the rotation
-and the others do not. A row is reproduced by the same command, its place in the list included.
+Seeds: the function's blocks and rotations are drawn from its random state seeded with the
+run's seed, before any optimizer runs; then every optimizer's parametrization (a copy, which
+shares that random state) is seeded with the same seed again. So every optimizer of a run
+sees the same function and starts from the same random state, whatever its place in
+``--optimizers``, and a row is reproduced by any command that runs it.
 """
 
 from __future__ import annotations
@@ -31,13 +32,18 @@ from nevergrad.functions import ArtificialFunction  # noqa: E402
 import edamcc.adapters.nevergrad_optimizer  # noqa: E402,F401  (registers EDAMCC)
 from common import RESULTS  # noqa: E402
 
-OPTIMIZERS = ["EDAMCC", "EDAMCC-Paper", "CMA", "DiagonalCMA", "NaiveIsoEMNA", "NGOpt"]
+OPTIMIZERS = ["EDAMCC", "EDAMCC-CSA", "EDAMCC-Paper", "CMA", "DiagonalCMA", "NaiveIsoEMNA", "NGOpt"]
 
 
-def make(name: str, dim: int) -> ArtificialFunction:
-    """One instance, built once and shared by every optimizer of a comparison."""
+def make(name: str, dim: int, seed: int) -> ArtificialFunction:
+    """One instance, built once and shared by every optimizer of a comparison. Its first call
+    draws the blocks and rotations (Nevergrad draws them lazily, from the parametrization's
+    random state): made here, from ``seed``, so that no optimizer's random draws follow it."""
     blocks = max(1, dim // 100)
-    return ArtificialFunction(name, block_dimension=dim // blocks, num_blocks=blocks, rotation=True)
+    f = ArtificialFunction(name, block_dimension=dim // blocks, num_blocks=blocks, rotation=True)
+    f.parametrization.random_state.seed(seed)
+    f(np.zeros(dim))
+    return f
 
 
 def run(opt_name: str, f: ArtificialFunction, fname: str, dim: int, budget: int, seed: int) -> dict:
@@ -74,7 +80,7 @@ def main() -> None:
     for dim in args.dims:
         for fname in args.functions:
             for seed in args.seeds:
-                f = make(fname, dim)
+                f = make(fname, dim, seed)
                 for opt in args.optimizers:
                     r = run(opt, f, fname, dim, args.budget_factor * dim, seed)
                     results.append(r)
