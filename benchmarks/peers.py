@@ -12,7 +12,10 @@ pycma's sep-CMA-ES (``CMA_diagonal``, lambda = 4 + floor(3 ln n), sigma = a thir
 start at the centre, as in the paper) and full CMA-ES (100D only: its O(n^2) update per
 sample is not affordable at 500D in this time), Nevergrad's EMNA and NGOpt, and pypop7's
 RPEDA when it is installed. Every run stops at the budget: 10000 n evaluations (2.5e6 at
-500D) unless ``--budget-factor`` says otherwise. Results are cached per run under ``--out``.
+500D) unless ``--budget-factor`` says otherwise. pycma runs with its tolerances off, and when
+it still stops early (``noeffectcoord``, say) it starts again from the centre with the budget
+left and a seed of its own (:func:`cma_seed`); a run file counts those ``restarts``. Results
+are cached per run under ``--out``.
 """
 
 from __future__ import annotations
@@ -65,6 +68,16 @@ def minimize_options(algorithm: str, dim: int | None = None, budget: int | None 
     return {"variant": algorithm}
 
 
+def cma_seed(seed: int, restart: int) -> int:
+    """pycma's seed for run ``restart`` of a run with our ``seed``: ``seed + 1`` for the first (as
+    it has always been), then one drawn from ``SeedSequence([seed, restart])``, so that no two of
+    our seeds share a restart's stream (with ``seed + 1 + restart``, seed 0's second run was
+    seed 1's first)."""
+    if restart == 0:
+        return seed + 1
+    return 1 + int(np.random.SeedSequence([seed, restart]).generate_state(1)[0] % (2**31 - 2))
+
+
 def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dict:
     warnings.simplefilter("ignore")
     f = get_function(fname, dim)
@@ -80,12 +93,12 @@ def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dic
     elif algorithm in ("sep-cma", "cma"):
         import cma
 
-        opts = {"bounds": [lo, hi], "maxfevals": budget, "seed": seed + 1, "verbose": -9, "CMA_diagonal": algorithm == "sep-cma",
+        opts = {"bounds": [lo, hi], "verbose": -9, "CMA_diagonal": algorithm == "sep-cma",
                 "tolfun": 0, "tolfunhist": 0, "tolx": 0, "tolstagnation": budget, "tolflatfitness": budget}  # fmt: skip
         best, used, restart = np.inf, 0, 0
-        while used < budget:  # pycma may stop early (e.g. a flat fitness): restart with the budget left
+        while used < budget:  # pycma may stop early (e.g. noeffectcoord): restart with the budget left, its own seed
             es = cma.CMAEvolutionStrategy(np.full(dim, (lo + hi) / 2), (hi - lo) / 3,
-                                          opts | {"maxfevals": budget - used, "seed": seed + 1 + restart})  # fmt: skip
+                                          opts | {"maxfevals": budget - used, "seed": cma_seed(seed, restart)})  # fmt: skip
             while not es.stop():
                 x = np.asarray(es.ask())
                 v = f(x)
@@ -115,8 +128,11 @@ def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dic
         best = float(res["best_so_far_y"])
     else:
         raise ValueError(f"unknown algorithm {algorithm!r}")
-    return {"algorithm": algorithm, "function": fname, "dim": dim, "budget": budget, "seed": seed,
-            "error": float(f.error(best)), "wall_seconds": time.perf_counter() - t}  # fmt: skip
+    out = {"algorithm": algorithm, "function": fname, "dim": dim, "budget": budget, "seed": seed,
+           "error": float(f.error(best)), "wall_seconds": time.perf_counter() - t}  # fmt: skip
+    if algorithm in ("sep-cma", "cma"):
+        out["restarts"] = restart - 1  # pycma runs after the first (each stopped early, e.g. noeffectcoord)
+    return out
 
 
 def run_job(job: tuple) -> dict:

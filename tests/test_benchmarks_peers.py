@@ -54,3 +54,10 @@ def test_report_leaves_out_the_partition_benchmarks_own_problems(tmp_path):
     _write(tmp_path, "edamcc-csa", "BlockEllipsoid5", 100, 100_000, 7.0)  # partition_bench.py's, same folder
     text = peers.report(tmp_path)
     assert "| F1 | 2.00e+00 (1.0) |" in text and "BlockEllipsoid5" not in text
+
+
+def test_pycma_restarts_of_different_seeds_never_share_a_seed():
+    first = [peers.cma_seed(s, 0) for s in range(5)]
+    assert first == [1, 2, 3, 4, 5]  # a run's first pycma seed is seed + 1, as before restarts had seeds of their own
+    seeds = [peers.cma_seed(s, r) for s in range(5) for r in range(50)]
+    assert len(set(seeds)) == len(seeds) and all(0 < x < 2**31 for x in seeds)
