@@ -130,6 +130,11 @@ def check_target(target: Any) -> float | None:
     return float(target)
 
 
+def _learns_groups(variant: Variant) -> bool:
+    """Whether ``partition="learned"`` applies: the self-adaptive variants with SM's random groups."""
+    return variant.adaptive and variant.grouping == "random"
+
+
 @dataclass(frozen=True)
 class Settings:
     """The algorithm's parameters, validated when built.
@@ -197,8 +202,8 @@ class Settings:
             raise ValueError(f"repair: expected one of {REPAIR_METHODS}; got {self.repair!r}")
         if not isinstance(self.partition, str) or self.partition not in PARTITIONS:
             raise ValueError(f"partition: expected one of {PARTITIONS}; got {self.partition!r}")
-        if self.partition == "learned" and not (variant.adaptive and variant.grouping == "random"):
-            learnable = [v.name for v in VARIANTS.values() if v.adaptive and v.grouping == "random"]
+        if self.partition == "learned" and not _learns_groups(variant):
+            learnable = [v.name for v in VARIANTS.values() if _learns_groups(v)]
             raise ValueError(
                 f"partition: 'learned' is for the self-adaptive variants ({', '.join(learnable)}); variant {variant.name!r} "
                 "groups S as the paper fixes it (variant='edamcc-gc' is the paper's greedy clustering, Fig. 11)"
