@@ -45,6 +45,14 @@ def test_raise_policy_chains_the_objective_error_with_the_point():
     assert exc.value.x[0] > 0.9
 
 
+def test_the_failure_error_is_public_so_callers_can_catch_it():
+    import edamcc
+
+    assert edamcc.EvaluationError is EvaluationError and "EvaluationError" in edamcc.__all__
+    with pytest.raises(edamcc.EvaluationError):
+        minimize(flaky, [(-1, 1)] * 2, budget=200, population_size=20, seed=0)
+
+
 def test_nan_policy_records_failures_and_completes():
     res = minimize(flaky, [(-1, 1)] * 2, budget=200, population_size=20, seed=0, on_error="nan")
     assert res.nfev == 200 and res.failures

@@ -9,6 +9,7 @@ each other.
 """
 
 from .bounds import repair
+from .evaluation import EvaluationError
 from .generation import ClosedGeneration, block_of, block_size, block_start, close_generation, start_adaptation
 from .models import UniformModel
 from .optimize import minimize
@@ -23,6 +24,7 @@ __all__ = [
     "PAPER_VARIANT",
     "ClosedGeneration",
     "EDAMCCStrategy",
+    "EvaluationError",
     "Resolved",
     "Settings",
     "StructureRecord",
