@@ -35,15 +35,24 @@ POPULATION = 20
 
 
 def fingerprint(model: Any) -> str:
-    """SHA-256 of every array a model samples from."""
+    """SHA-256 of every array a model samples from, a wrapper's (mean-shift line, anticipated
+    shift) and its wrapped model's alike."""
     digest = hashlib.sha256()
-    for name in ("mean", "weak", "weak_std", "lower", "upper", "order", "coef", "cond_std"):
-        if hasattr(model, name):
-            digest.update(np.ascontiguousarray(getattr(model, name)).tobytes())
-    for block in getattr(model, "blocks", ()):
+    _feed(digest, model)
+    return digest.hexdigest()
+
+
+def _feed(digest: Any, model: Any) -> None:
+    digest.update(type(model).__name__.encode())
+    fields = vars(model)
+    for name in ("mean", "weak", "weak_std", "lower", "upper", "order", "coef", "cond_std", "line", "shift", "fraction"):
+        if name in fields:
+            digest.update(np.ascontiguousarray(fields[name]).tobytes())
+    for block in fields.get("blocks", ()):
         digest.update(np.ascontiguousarray(block.index).tobytes())
         digest.update(np.ascontiguousarray(block.factor).tobytes())
-    return digest.hexdigest()
+    if "model" in fields:
+        _feed(digest, fields["model"])
 
 
 def objective(trial: Any, cost: float = 0.0) -> float:

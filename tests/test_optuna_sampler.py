@@ -447,6 +447,22 @@ def test_three_processes_on_one_journal_build_identical_models_per_generation():
     assert 0 <= run["lagged_trials"] < 240 and run["max_lag"] >= 0 and np.isfinite(run["best_value"])
 
 
+def test_the_workers_fingerprint_covers_the_mean_shift_line_of_the_default():
+    """The default samples from LineSamples (a wrapper of the fitted Gaussian): the benchmark's
+    fingerprint must read the wrapper's line and the wrapped model's arrays, not the mean alone."""
+    import optuna_workers
+
+    study = optuna.create_study(sampler=EDAMCCSampler(seed=0, population_size=8))
+    study.optimize(lambda t: sum((t.suggest_float(f"x{i}", -5, 5) - 1) ** 2 for i in range(4)), n_trials=40)
+    model = study.sampler.closed_generation(study, 3)[0]
+    assert hasattr(model, "line") and hasattr(model, "model")
+    same = optuna_workers.fingerprint(study.sampler.closed_generation(study, 3)[0])
+    assert optuna_workers.fingerprint(model) == same
+    assert optuna_workers.fingerprint(replace(model, line=model.line * 1.5)) != same
+    inner = replace(model.model, weak_std=model.model.weak_std * 1.5)
+    assert optuna_workers.fingerprint(replace(model, model=inner)) != same
+
+
 def test_without_optuna_the_import_error_gives_an_install_hint_that_works_from_a_clone_and_an_index():
     import subprocess
     import sys
