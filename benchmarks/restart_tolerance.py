@@ -1,18 +1,20 @@
 """Why the default stops short of the paper's variant on Schwefel 2.21 (F3, F4), measured.
 
-    python benchmarks/restart_tolerance.py                 # 3 settings x F3, F4 x 1000 n, 10,000 n x 5 seeds
+    python benchmarks/restart_tolerance.py                 # the default: 3 settings x F3, F4 x 1000 n, 10,000 n x 5 seeds
+    python benchmarks/restart_tolerance.py --variant edamcc-csa   # the default from 0.3 to 0.6
     python benchmarks/restart_tolerance.py --report        # only rewrite the report from the run files
 
-On max_i |x_i - o_i| the error is linear in the distance to the optimum, so the default's
-restart tests (:mod:`edamcc.restarts`: every standard deviation below ``TOL_STD`` = 1e-12 of
-the box, 2e-10 here, or best value and last spread flat within ``RESTART_TOL_FUN`` = 1e-11)
-fire at errors of about 1e-10, where the paper's variant, which never restarts, goes on below
-1e-12. The same ``TOL_STD`` test is also what ends a run that has converged early to a point
-that is not the optimum. This program runs ``edamcc-csa`` (the default from 0.3 to 0.6, whose
-report is committed; n = 100, its own population) with the module's two constants as shipped and set lower, and records for each
-run its error, each restart (evaluations, reason, best value then) and the evaluations after
-which the best value no longer improved by more than 1e-6 of itself before the first restart
-(where that run stalled).
+On max_i |x_i - o_i| the error is linear in the distance to the optimum, so the step-size
+variants' restart tests (:mod:`edamcc.restarts`: every standard deviation below ``TOL_STD`` =
+1e-12 of the box, 2e-10 here, or best value and last spread flat within ``RESTART_TOL_FUN`` =
+1e-11) fire at errors of about 1e-10, where the paper's variant, which never restarts, goes on
+below 1e-12. The same ``TOL_STD`` test is also what ends a run that has converged early to a
+point that is not the optimum. This program runs ``--variant`` (a step-size variant; n = 100,
+its own population) with the module's two constants as shipped and set lower, and records for
+each run its error, each restart (evaluations, reason, best value then) and the evaluations
+after which the best value no longer improved by more than 1e-6 of itself before the first
+restart (where that run stalled). Each variant's runs and report are in a folder of its own,
+``results/restart_tolerance/<variant>/``.
 
 Settings (``TOL_STD``, ``RESTART_TOL_FUN``): ``shipped`` (1e-12, 1e-11), ``tol-std-1e-15``
 (1e-15, 1e-11), ``both-lower`` (1e-15, 1e-13). Runs are cached per file under ``--out``.
@@ -26,10 +28,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from common import RESULTS, ZERO, load_runs, run_jobs, write_report
+from common import RESULTS, ZERO, load_runs, run_jobs, shown_path, write_report
 
 import edamcc.restarts as restarts
-from edamcc import EDAMCCStrategy
+from edamcc import DEFAULT_VARIANT, VARIANTS, EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
 
 SETTINGS = {"shipped": (1e-12, 1e-11), "tol-std-1e-15": (1e-15, 1e-11), "both-lower": (1e-15, 1e-13)}
@@ -38,10 +40,10 @@ STALL = 1e-6  # relative improvement of the best value below which a run counts 
 
 
 def run_one(job: tuple) -> dict:
-    setting, fname, dim, budget, seed = job
+    variant, setting, fname, dim, budget, seed = job
     f = get_function(fname, dim)
     t = time.perf_counter()
-    es = EDAMCCStrategy(bounds=f.bounds, seed=seed, budget=budget, variant="edamcc-csa", record_pairs=False)
+    es = EDAMCCStrategy(bounds=f.bounds, seed=seed, budget=budget, variant=variant, record_pairs=False)
     events, last_gain = [], 0  # restarts with the best value then; evaluations of the last real gain
     best = np.inf
     restarts.TOL_STD, restarts.RESTART_TOL_FUN = SETTINGS[setting]  # read by restart_reason at each call
@@ -57,23 +59,30 @@ def run_one(job: tuple) -> dict:
                 events.append({"evaluations": r["evaluations"], "reason": r["reason"], "best_error": float(f.error(best))})
     finally:
         restarts.TOL_STD, restarts.RESTART_TOL_FUN = SETTINGS["shipped"]
-    return {"setting": setting, "function": fname, "dim": dim, "budget": budget, "seed": seed,
+    return {"variant": variant, "setting": setting, "function": fname, "dim": dim, "budget": budget, "seed": seed,
             "error": float(f.error(es.best_f)), "restarts": events, "last_gain_before_first_restart": last_gain,
             "wall_seconds": time.perf_counter() - t}  # fmt: skip
 
 
 def report(out: Path) -> str:
     runs = load_runs(out / "runs")
+    variants = sorted({r["variant"] for r in runs})
+    if len(variants) > 1:
+        raise ValueError(f"{out}: expected the runs of one variant; got {variants}")
     cells = defaultdict(list)
     for r in runs:
         cells[(r["function"], r["budget"], r["setting"])].append(r)
-    lines = ["# Restart tolerances of the default on Schwefel 2.21 (n = 100)", "",
+    rerun = "python benchmarks/restart_tolerance.py" + ("" if variants == [DEFAULT_VARIANT] else f" --variant {variants[0]}" if variants else "")
+    if not variants or Path(out).resolve() != (RESULTS / "restart_tolerance" / variants[0]).resolve():
+        rerun += f" --out {shown_path(out)}"
+    lines = [f"# Restart tolerances of {', '.join(variants) or 'no variant'} on Schwefel 2.21 (n = 100)", "",
              "Median error over the seeds (0: below 1e-12); restarts per run (median); for the runs whose first "
              "restart came at an error above 1e-6: how many, and the median evaluations at which their best value "
-             f"stopped improving by more than {STALL:g} of itself and at which they restarted. "
-             "Regenerate: `python benchmarks/restart_tolerance.py`.", "",
-             "| function | budget | setting | seeds | median error | errors | restarts | early stalls | stalled at | restarted at |",
-             "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+             f"stopped improving by more than {STALL:g} of itself and at which they restarted; the median "
+             "evaluations of every run's last restart (–: no run restarted), after which it ran to the end of its "
+             f"budget. Regenerate: `{rerun}`.", "",
+             "| function | budget | setting | seeds | median error | errors | restarts | early stalls | stalled at | restarted at | last restart at |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for (fname, budget, setting), rs in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1], list(SETTINGS).index(kv[0][2]))):
         errors = [r["error"] for r in rs]
         med = float(np.median(errors))
@@ -82,32 +91,36 @@ def report(out: Path) -> str:
         stalled = f"{np.median([r['last_gain_before_first_restart'] for r in early]):.0f}" if early else "–"
         restarted = [r["restarts"][0]["evaluations"] for r in early if r["restarts"]]
         at = f"{np.median(restarted):.0f}" if restarted else ("never" if early else "–")
+        last = [r["restarts"][-1]["evaluations"] for r in rs if r["restarts"]]
+        last_at = f"{np.median(last):.0f}" if last else "–"
         lines.append(f"| {fname} | {budget // DIM} n | {setting} | {len(rs)} | {0 if med < ZERO else med:.2e} | "
                      f"{' '.join(f'{e:.1e}' for e in sorted(errors))} | {np.median([len(r['restarts']) for r in rs]):.0f} | "
-                     f"{len(early)} | {stalled} | {at} |")  # fmt: skip
+                     f"{len(early)} | {stalled} | {at} | {last_at} |")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    step_size = [name for name, v in VARIANTS.items() if v.adaptive and v.scale == "csa"]
+    parser.add_argument("--variant", default=DEFAULT_VARIANT, choices=step_size, help="a step-size variant (default: the package default)")
     parser.add_argument("--functions", nargs="+", default=["F3", "F4"])
     parser.add_argument("--budget-factors", nargs="+", type=int, default=[1000, 10000])
     parser.add_argument("--settings", nargs="+", default=list(SETTINGS), choices=list(SETTINGS))
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--out", default=str(RESULTS / "restart_tolerance"))
+    parser.add_argument("--out", help="folder of the runs and the report (default: results/restart_tolerance/<variant>)")
     parser.add_argument("--report", action="store_true", help="only rewrite report.md from the run files")
     args = parser.parse_args()
-    out = Path(args.out)
+    out = Path(args.out) if args.out else RESULTS / "restart_tolerance" / args.variant
     (out / "runs").mkdir(parents=True, exist_ok=True)
     if not args.report:
-        jobs = [(s, fname, DIM, k * DIM, seed) for fname in args.functions for k in args.budget_factors
+        jobs = [(args.variant, s, fname, DIM, k * DIM, seed) for fname in args.functions for k in args.budget_factors
                 for s in args.settings for seed in range(args.runs)]  # fmt: skip
-        path = lambda j: out / "runs" / f"{j[0]}__{j[1]}__{j[2]}__b{j[3]}__s{j[4]}.json"  # noqa: E731
+        path = lambda j: out / "runs" / f"{j[1]}__{j[2]}__{j[3]}__b{j[4]}__s{j[5]}.json"  # noqa: E731
         todo = [j for j in jobs if not path(j).exists()]
         print(f"{len(jobs)} runs, {len(todo)} to do", flush=True)
         run_jobs(todo, run_one, path, args.workers,
-                 lambda j, r: f"{j[0]} {j[1]} {j[3]}: error {r['error']:.3e}, {len(r['restarts'])} restarts ({r['wall_seconds']:.0f} s)")  # fmt: skip
+                 lambda j, r: f"{j[1]} {j[2]} {j[4]}: error {r['error']:.3e}, {len(r['restarts'])} restarts ({r['wall_seconds']:.0f} s)")  # fmt: skip
     write_report(out / "report.md", report(out))
 
 
