@@ -688,3 +688,17 @@ def test_learned_partition_pairs_the_dependent_variables_and_resumes_bit_exactly
         es.tell(x, pairs(x))
         twin.tell(y, pairs(y))
     assert [g.tolist() for g in es.groups] == [g.tolist() for g in twin.groups]
+
+
+@pytest.mark.parametrize(("variant", "moved"), [("edamcc-sep-cc", "line"), ("edamcc-adaptive", "shift")])
+def test_model_of_a_variant_that_moves_samples_wraps_the_gaussian_as_the_readme_says(variant, moved):
+    es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * 6, seed=0, variant=variant)
+    assert isinstance(es.model, UniformModel)  # the box first
+    for _ in range(4):
+        x = es.ask()
+        es.tell(x, np.sum(x**2, axis=1))
+    wrapper = es.model
+    assert isinstance(wrapper.model, FactorizedGaussian) and getattr(wrapper, moved).shape == (6,)
+    np.testing.assert_array_equal(wrapper.mean, wrapper.model.mean)
+    np.testing.assert_array_equal(wrapper.stds(), wrapper.model.stds())
+    assert wrapper.model.weak.size + sum(b.index.size for b in wrapper.model.blocks) == 6
