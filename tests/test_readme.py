@@ -78,3 +78,32 @@ def test_the_adapters_import_public_names_of_the_core_only():
                 assert {a.name for a in node.names} <= set(edamcc.__all__), f"{path.name}: not public"
             elif isinstance(node, ast.Import):
                 assert not any(a.name.startswith("edamcc.") for a in node.names), f"{path.name} imports a core submodule"
+
+
+def _peers_tables():
+    """The two tables of the README's "Peers at equal budgets", as (dimension, header, rows)."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Peers at equal budgets") :]
+    section = section[: section.index("\n### ")]
+    tables = re.findall(r"^(\| function \|.*?)\n\|---.*?\n((?:\|.*\n)+)", section, flags=re.M)
+    return [(dim, [c.strip() for c in head.strip("|").split("|")], rows) for dim, (head, rows) in zip((100, 500), tables)]
+
+
+def test_the_peers_tables_show_the_committed_run_files():
+    """Every error in the README's peers tables is its run file's, as `peers.py --report` writes
+    it (0 below 1e-12), so a rerun that moves a value cannot leave the README behind."""
+    import json
+
+    runs = ROOT / "benchmarks" / "results" / "peers" / "runs"
+    tables = _peers_tables()
+    assert [dim for dim, _, _ in tables] == [100, 500]
+    checked = 0
+    for dim, head, rows in tables:
+        for line in rows.strip().splitlines():
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            for algorithm, cell in zip(head[1:], cells[1:]):
+                run = json.loads((runs / f"{algorithm}__{cells[0]}__{dim}__b{1000 * dim}__s0.json").read_text())
+                shown = "0" if run["error"] < 1e-12 else f"{run['error']:.2e}"
+                assert cell.split(" ")[0] == shown, (dim, cells[0], algorithm)
+                checked += 1
+    assert checked == 13 * 10 + 13 * 6
