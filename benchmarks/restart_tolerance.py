@@ -114,6 +114,9 @@ def main() -> None:
     out = Path(args.out) if args.out else RESULTS / "restart_tolerance" / args.variant
     (out / "runs").mkdir(parents=True, exist_ok=True)
     if not args.report:
+        others = sorted({r["variant"] for r in load_runs(out / "runs")} - {args.variant})
+        if others:  # its cached runs would stand in for this variant's
+            parser.error(f"--out: {out} holds runs of {', '.join(others)}; expected a folder for --variant {args.variant}")
         jobs = [(args.variant, s, fname, DIM, k * DIM, seed) for fname in args.functions for k in args.budget_factors
                 for s in args.settings for seed in range(args.runs)]  # fmt: skip
         path = lambda j: out / "runs" / f"{j[1]}__{j[2]}__{j[3]}__b{j[4]}__s{j[5]}.json"  # noqa: E731

@@ -52,3 +52,11 @@ def test_report_refuses_a_folder_that_mixes_variants(tmp_path):
     (tmp_path / "runs" / "shipped__F3__100__b100000__s1.json").write_text(json.dumps(run | {"variant": "edamcc-csa", "seed": 1}))
     with pytest.raises(ValueError, match="one variant"):
         restart_tolerance.report(tmp_path)
+
+
+def test_a_folder_of_another_variants_runs_is_refused_before_any_run(tmp_path, monkeypatch, capsys):
+    _write_runs(tmp_path, "edamcc-sep-cc", [("shipped", 0, 3.0, [], 25000)])
+    monkeypatch.setattr("sys.argv", ["restart_tolerance.py", "--variant", "edamcc-csa", "--out", str(tmp_path)])
+    with pytest.raises(SystemExit):
+        restart_tolerance.main()
+    assert "--out" in capsys.readouterr().err and len(list((tmp_path / "runs").iterdir())) == 1
