@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from coco.optimizers import budget_scaled_population
+from coco.optimizers import BUDGET_POP_VARIANT, budget_scaled_population
 from common import FUNCTIONS, RESULTS, ZERO, load_runs, paper_budget, run_jobs, write_report
 from edamcc import VARIANTS, minimize
 from edamcc.benchmark_functions import get_function
@@ -53,14 +53,14 @@ def _budget(dim: int, factor: int | None) -> int:
 def minimize_options(algorithm: str, dim: int | None = None, budget: int | None = None) -> dict:
     """``minimize``'s algorithm options for a self-adaptive entry: none for ``edamcc-default``, the
     first population of :func:`coco.optimizers.budget_scaled_population` for ``edamcc-budget-pop``
-    (the default otherwise; it needs ``dim`` and ``budget``), the variant and ``partition="learned"``
-    for the ``-learned`` entries, else the variant."""
+    (``edamcc-csa``, the default when it was measured, otherwise; it needs ``dim`` and ``budget``),
+    the variant and ``partition="learned"`` for the ``-learned`` entries, else the variant."""
     if algorithm == "edamcc-default":
         return {}
     if algorithm == "edamcc-budget-pop":
         if dim is None or budget is None:
             raise ValueError("edamcc-budget-pop: its first population needs dim and budget")
-        return {"population_size": budget_scaled_population(dim, budget)}
+        return {"variant": BUDGET_POP_VARIANT, "population_size": budget_scaled_population(dim, budget)}
     if algorithm in LEARNED:
         return {"variant": LEARNED[algorithm], "partition": "learned"}
     if algorithm == TPA_EVERYWHERE.name:

@@ -40,11 +40,11 @@ def test_minimize_options_name_the_variant_and_the_learned_partition():
 
 def test_budget_pop_scales_the_first_population_with_the_budget():
     # the default's 4 + 3 ln n up to about 170 n evaluations at n = 100, then budget / (10 n), at most 10 sqrt(n)
-    assert peers.minimize_options("edamcc-budget-pop", 100, 10_000) == {"population_size": 17}
-    assert peers.minimize_options("edamcc-budget-pop", 100, 50_000) == {"population_size": 50}
-    assert peers.minimize_options("edamcc-budget-pop", 100, 100_000) == {"population_size": 100}
-    assert peers.minimize_options("edamcc-budget-pop", 100, 1_000_000) == {"population_size": 100}
-    assert peers.minimize_options("edamcc-budget-pop", 40, 40_000) == {"population_size": 63}
+    assert peers.minimize_options("edamcc-budget-pop", 100, 10_000) == {"variant": "edamcc-csa", "population_size": 17}
+    assert peers.minimize_options("edamcc-budget-pop", 100, 50_000) == {"variant": "edamcc-csa", "population_size": 50}
+    assert peers.minimize_options("edamcc-budget-pop", 100, 100_000) == {"variant": "edamcc-csa", "population_size": 100}
+    assert peers.minimize_options("edamcc-budget-pop", 100, 1_000_000) == {"variant": "edamcc-csa", "population_size": 100}
+    assert peers.minimize_options("edamcc-budget-pop", 40, 40_000) == {"variant": "edamcc-csa", "population_size": 63}
     with pytest.raises(ValueError, match="dim and budget"):
         peers.minimize_options("edamcc-budget-pop")
 
