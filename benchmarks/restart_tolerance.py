@@ -64,6 +64,11 @@ def run_one(job: tuple) -> dict:
             "wall_seconds": time.perf_counter() - t}  # fmt: skip
 
 
+def variant_folder(variant: str) -> Path:
+    """Where a variant's runs and report go unless ``--out`` says otherwise."""
+    return RESULTS / "restart_tolerance" / variant
+
+
 def report(out: Path) -> str:
     runs = load_runs(out / "runs")
     variants = sorted({r["variant"] for r in runs})
@@ -72,8 +77,9 @@ def report(out: Path) -> str:
     cells = defaultdict(list)
     for r in runs:
         cells[(r["function"], r["budget"], r["setting"])].append(r)
-    rerun = "python benchmarks/restart_tolerance.py" + ("" if variants == [DEFAULT_VARIANT] else f" --variant {variants[0]}" if variants else "")
-    if not variants or Path(out).resolve() != (RESULTS / "restart_tolerance" / variants[0]).resolve():
+    variant = variants[0] if variants else None
+    rerun = "python benchmarks/restart_tolerance.py" + ("" if variant in (None, DEFAULT_VARIANT) else f" --variant {variant}")
+    if variant is None or Path(out).resolve() != variant_folder(variant).resolve():
         rerun += f" --out {shown_path(out)}"
     lines = [f"# Restart tolerances of {', '.join(variants) or 'no variant'} on Schwefel 2.21 (n = 100)", "",
              "Median error over the seeds (0: below 1e-12); restarts per run (median); for the runs whose first "
@@ -111,7 +117,7 @@ def main() -> None:
     parser.add_argument("--out", help="folder of the runs and the report (default: results/restart_tolerance/<variant>)")
     parser.add_argument("--report", action="store_true", help="only rewrite report.md from the run files")
     args = parser.parse_args()
-    out = Path(args.out) if args.out else RESULTS / "restart_tolerance" / args.variant
+    out = Path(args.out) if args.out else variant_folder(args.variant)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     if not args.report:
         others = sorted({r["variant"] for r in load_runs(out / "runs")} - {args.variant})

@@ -90,9 +90,11 @@ def _peers_tables():
 
 
 def test_the_peers_tables_show_the_committed_run_files():
-    """Every error in the README's peers tables is its run file's, as `peers.py --report` writes
-    it (0 below 1e-12), so a rerun that moves a value cannot leave the README behind."""
+    """Every error in the README's peers tables is its run file's (to 3 digits; "0" below the
+    benchmarks' zero), so a rerun that moves a value cannot leave the README behind."""
     import json
+
+    from common import ZERO
 
     runs = ROOT / "benchmarks" / "results" / "peers" / "runs"
     tables = _peers_tables()
@@ -103,7 +105,7 @@ def test_the_peers_tables_show_the_committed_run_files():
             cells = [c.strip() for c in line.strip("|").split("|")]
             for algorithm, cell in zip(head[1:], cells[1:]):
                 run = json.loads((runs / f"{algorithm}__{cells[0]}__{dim}__b{1000 * dim}__s0.json").read_text())
-                shown = "0" if run["error"] < 1e-12 else f"{run['error']:.2e}"
+                shown = "0" if run["error"] < ZERO else f"{run['error']:.2e}"
                 assert cell.split(" ")[0] == shown, (dim, cells[0], algorithm)
                 checked += 1
     assert checked == 13 * 10 + 13 * 6
