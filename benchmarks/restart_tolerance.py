@@ -107,7 +107,7 @@ def report(out: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    step_size = [name for name, v in VARIANTS.items() if v.adaptive and v.scale == "csa"]
+    step_size = [name for name, v in VARIANTS.items() if v.uses_step_size]
     parser.add_argument("--variant", default=DEFAULT_VARIANT, choices=step_size, help="a step-size variant (default: the package default)")
     parser.add_argument("--functions", nargs="+", default=["F3", "F4"])
     parser.add_argument("--budget-factors", nargs="+", type=int, default=[1000, 10000])

@@ -50,7 +50,7 @@ def main() -> None:
     if args.c:
         options["c"] = args.c
     es = EDAMCCStrategy(bounds=f.bounds, variant=args.variant, seed=args.seed, budget=args.budget, record_pairs=False, **options)
-    stepped = es.variant.scale == "csa"  # the variants with a step size
+    stepped = es.variant.uses_step_size
     print(f"{args.function} {args.dim}D, {args.variant}, M = {es.population_size}, c = {es.c}, seed {args.seed}\n")
     extra = " M | sigma | condition |" if stepped else ""
     print("| generation | evaluations | best error | weak | median std (weak) | median std (groups) | min std | max |mean - x*| |" + extra)

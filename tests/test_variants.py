@@ -17,6 +17,8 @@ def test_every_variant_is_one_answer_to_the_three_questions():
         assert v.scale in ("avs", "csa")
         assert "Table" in v.description or "Fig." in v.description or "et al." in v.description
     assert get_variant("edamcc-csa").adaptive and get_variant("edamcc-csa").scale == "csa"
+    assert [v.name for v in VARIANTS.values() if v.uses_step_size] == ["edamcc-csa", "edamcc-tpa", "edamcc-sep-cc"]
+    assert not replace(VARIANTS["edamcc"], scale="csa").uses_step_size  # the paper's variants ignore scale
     assert [(v.name, v.two_point_from) for v in VARIANTS.values() if v.two_point_from is not None] == [("edamcc-tpa", 300)]
     assert replace(get_variant("edamcc-tpa"), name="edamcc-csa", description=VARIANTS["edamcc-csa"].description, two_point_from=None) == VARIANTS["edamcc-csa"]
     assert [v.name for v in VARIANTS.values() if v.rank_one_path != "cma"] == ["edamcc-sep-cc"]

@@ -339,7 +339,7 @@ class EDAMCCStrategy:
 
     def _maybe_restart(self) -> None:
         """IPOP (:mod:`edamcc.restarts`); once MAX_RESTARTS are used, the next reason stops the run."""
-        tolfun = (self._progress, no_progress_window(self.dimension, self.population_size)) if self.variant.scale == "csa" else ()
+        tolfun = (self._progress, no_progress_window(self.dimension, self.population_size)) if self.variant.uses_step_size else ()
         reason = restart_reason(self._model, self._adaptation.multiplier, self._lower, self._upper, *tolfun)  # type: ignore[union-attr]
         if reason is None:
             return

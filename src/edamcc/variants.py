@@ -73,7 +73,7 @@ class Variant:
         if self.chain and (self.grouping != "none" or self.identify_weak or self.adaptive):
             raise ValueError("chain: MIMIC's chain is a model of all variables and a paper baseline, so it needs "
                              "grouping='none', identify_weak=False and adaptive=False")
-        csa = self.adaptive and self.scale == "csa"  # the step-size state of edamcc.step_size
+        csa = self.uses_step_size
         if self.two_point_from is not None:
             if not is_int(self.two_point_from) or self.two_point_from < 1:
                 raise ValueError(f"two_point_from: expected a positive integer (a dimension) or None; got {self.two_point_from!r}")
@@ -83,6 +83,11 @@ class Variant:
             raise ValueError("rank_one_path: the path feeds the remembered shape of scale='csa', so it needs adaptive=True and scale='csa'")
         if self.active and not csa:
             raise ValueError("active: the negative weights update the remembered shape of scale='csa', so it needs adaptive=True and scale='csa'")
+
+    @property
+    def uses_step_size(self) -> bool:
+        """A self-adaptive variant with ``scale="csa"``: the step-size state of :mod:`edamcc.step_size`."""
+        return self.adaptive and self.scale == "csa"
 
 
 VARIANTS: dict[str, Variant] = {
