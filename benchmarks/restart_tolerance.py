@@ -1,7 +1,8 @@
-"""Why the default stops short of the paper's variant on Schwefel 2.21 (F3, F4), measured.
+"""Why the default stops short on Schwefel 2.21 (F3, F4) and Rosenbrock (F7, F8), measured.
 
     python benchmarks/restart_tolerance.py                 # the default: 3 settings x F3, F4 x 1000 n, 10,000 n x 5 seeds
     python benchmarks/restart_tolerance.py --variant edamcc-csa   # the default from 0.3 to 0.6
+    python benchmarks/restart_tolerance.py --functions F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12 F13 --settings shipped tolfun-1e-13 --workers 2
     python benchmarks/restart_tolerance.py --report        # only rewrite the report from the run files
 
 On max_i |x_i - o_i| the error is linear in the distance to the optimum, so the step-size
@@ -16,8 +17,17 @@ after which the best value no longer improved by more than 1e-6 of itself before
 restart (where that run stalled). Each variant's runs and report are in a folder of its own,
 ``results/restart_tolerance/<variant>/``.
 
+On Rosenbrock (F7, and F8 with its bias of 390) the same ``RESTART_TOL_FUN`` ends each run
+at an error of about 1e-11, since a converged generation's values then span about its error,
+and no later run gets below that either; sep-CMA-ES, run without ``tolfun``
+(``peers.py``), goes on below 1e-12.
+
 Settings (``TOL_STD``, ``RESTART_TOL_FUN``): ``shipped`` (1e-12, 1e-11), ``tol-std-1e-15``
-(1e-15, 1e-11), ``both-lower`` (1e-15, 1e-13). Runs are cached per file under ``--out``.
+(1e-15, 1e-11), ``both-lower`` (1e-15, 1e-13), ``tolfun-1e-13`` (1e-12, 1e-13). Runs are cached
+per file under ``--out``. Where ``peers.py`` has runs of sep-CMA-ES at n = 100 and the same
+budget in ``results/adaptive/runs``, the report sets each median against sep-CMA-ES's (as
+``adaptive_targets.py`` does: errors below 1e-12 count as 0) and counts, per budget and
+setting, the functions on which it is ahead, tied and behind.
 """
 
 from __future__ import annotations
@@ -28,15 +38,16 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from common import RESULTS, ZERO, load_runs, run_jobs, shown_path, write_report
+from common import FUNCTIONS, RESULTS, ZERO, load_runs, run_jobs, shown_path, verdict_of, write_report
 
 import edamcc.restarts as restarts
 from edamcc import DEFAULT_VARIANT, VARIANTS, EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
 
-SETTINGS = {"shipped": (1e-12, 1e-11), "tol-std-1e-15": (1e-15, 1e-11), "both-lower": (1e-15, 1e-13)}
+SETTINGS = {"shipped": (1e-12, 1e-11), "tol-std-1e-15": (1e-15, 1e-11), "both-lower": (1e-15, 1e-13), "tolfun-1e-13": (1e-12, 1e-13)}
 DIM = 100  # the paper's 100-D functions
 STALL = 1e-6  # relative improvement of the best value below which a run counts as stalled
+PEERS = RESULTS / "adaptive" / "runs"  # peers.py's runs of sep-CMA-ES (n = 100), set against
 
 
 def run_one(job: tuple) -> dict:
@@ -69,7 +80,24 @@ def variant_folder(variant: str) -> Path:
     return RESULTS / "restart_tolerance" / variant
 
 
-def report(out: Path) -> str:
+def sep_cma_medians(peers: Path) -> dict[int, dict[str, float]]:
+    """``{budget: {function: median error}}`` of ``peers.py``'s sep-CMA-ES runs at n = 100 in
+    ``peers`` (0 below 1e-12; empty if the folder does not exist)."""
+    cells: dict[tuple, list[float]] = defaultdict(list)
+    for r in load_runs(peers) if Path(peers).is_dir() else []:
+        if r["algorithm"] == "sep-cma" and r["dim"] == DIM:
+            cells[(r["budget"], r["function"])].append(r["error"])
+    out: dict[int, dict[str, float]] = defaultdict(dict)
+    for (budget, fname), errors in cells.items():
+        out[budget][fname] = _zeroed(float(np.median(errors)))
+    return out
+
+
+def _zeroed(error: float) -> float:
+    return 0.0 if error < ZERO else error
+
+
+def report(out: Path, peers: Path = PEERS) -> str:
     runs = load_runs(out / "runs")
     variants = sorted({r["variant"] for r in runs})
     if len(variants) > 1:
@@ -81,17 +109,22 @@ def report(out: Path) -> str:
     rerun = "python benchmarks/restart_tolerance.py" + ("" if variant in (None, DEFAULT_VARIANT) else f" --variant {variant}")
     if variant is None or Path(out).resolve() != variant_folder(variant).resolve():
         rerun += f" --out {shown_path(out)}"
-    lines = [f"# Restart tolerances of {', '.join(variants) or 'no variant'} on Schwefel 2.21 (n = 100)", "",
+    order = lambda fname: (FUNCTIONS.index(fname) if fname in FUNCTIONS else len(FUNCTIONS), fname)  # noqa: E731
+    functions = sorted({key[0] for key in cells}, key=order)
+    sep_cma = sep_cma_medians(peers)
+    lines = [f"# Restart tolerances of {', '.join(variants) or 'no variant'} on {', '.join(functions) or 'no function'} (n = {DIM})", "",
              "Median error over the seeds (0: below 1e-12); restarts per run (median); for the runs whose first "
              "restart came at an error above 1e-6: how many, and the median evaluations at which their best value "
              f"stopped improving by more than {STALL:g} of itself and at which they restarted; the median "
              "evaluations of every run's last restart (–: no run restarted), after which it ran to the end of its "
-             f"budget. Regenerate: `{rerun}`.", "",
-             "| function | budget | setting | seeds | median error | errors | restarts | early stalls | stalled at | restarted at | last restart at |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
-    for (fname, budget, setting), rs in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1], list(SETTINGS).index(kv[0][2]))):
+             f"budget; sep-CMA-ES's median over `peers.py`'s runs in `{shown_path(peers)}` (–: none there) and the "
+             f"verdict against it. Regenerate: `{rerun}`.", "",
+             "| function | budget | setting | seeds | median error | errors | restarts | early stalls | stalled at | restarted at | last restart at | sep-CMA-ES | vs sep-CMA-ES |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    counts: dict[tuple, dict[str, int]] = defaultdict(lambda: {"ahead": 0, "tied": 0, "behind": 0})
+    for (fname, budget, setting), rs in sorted(cells.items(), key=lambda kv: (order(kv[0][0]), kv[0][1], list(SETTINGS).index(kv[0][2]))):
         errors = [r["error"] for r in rs]
-        med = float(np.median(errors))
+        med = _zeroed(float(np.median(errors)))
         early = [r for r in rs if r["restarts"] and r["restarts"][0]["best_error"] > 1e-6]
         early += [r for r in rs if not r["restarts"] and r["error"] > 1e-6]  # stalled and never restarted
         stalled = f"{np.median([r['last_gain_before_first_restart'] for r in early]):.0f}" if early else "–"
@@ -99,9 +132,18 @@ def report(out: Path) -> str:
         at = f"{np.median(restarted):.0f}" if restarted else ("never" if early else "–")
         last = [r["restarts"][-1]["evaluations"] for r in rs if r["restarts"]]
         last_at = f"{np.median(last):.0f}" if last else "–"
-        lines.append(f"| {fname} | {budget // DIM} n | {setting} | {len(rs)} | {0 if med < ZERO else med:.2e} | "
+        peer, verdict = sep_cma.get(budget, {}).get(fname), "–"
+        if peer is not None:
+            verdict = verdict_of(med, peer)
+            counts[(budget, setting)][verdict] += 1
+        lines.append(f"| {fname} | {budget // DIM} n | {setting} | {len(rs)} | {med:.2e} | "
                      f"{' '.join(f'{e:.1e}' for e in sorted(errors))} | {np.median([len(r['restarts']) for r in rs]):.0f} | "
-                     f"{len(early)} | {stalled} | {at} | {last_at} |")  # fmt: skip
+                     f"{len(early)} | {stalled} | {at} | {last_at} | {'–' if peer is None else f'{peer:.2e}'} | {verdict} |")  # fmt: skip
+    if counts:
+        lines.append("")
+    for (budget, setting), c in sorted(counts.items(), key=lambda kv: (kv[0][0], list(SETTINGS).index(kv[0][1]))):
+        lines.append(f"{budget // DIM} n, {setting}: median ahead of sep-CMA-ES on {c['ahead']} of {sum(c.values())} functions, "
+                     f"tied on {c['tied']}, behind on {c['behind']}.")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 

@@ -85,3 +85,20 @@ def test_the_recorded_command_names_no_data_folder_of_this_machine():
     absolute = ["--data", "/scratch/d", "--results", "/scratch/r", "campaign", "largescale-1e4", "--no-report"]
     assert runner.command_line(absolute) == "python -m benchmarks.coco --data DATA --results RESULTS campaign largescale-1e4 --no-report"
     assert runner.command_line(["--results=/scratch/r", "report", "x"]) == "python -m benchmarks.coco --results=RESULTS report x"
+
+
+def test_the_low_tolfun_entry_lowers_the_restart_test_for_its_run_only(monkeypatch):
+    import edamcc.restarts as restarts
+
+    seen = []
+
+    def fake_run(*args, **options):
+        seen.append((restarts.RESTART_TOL_FUN, options))
+        raise RuntimeError("stopped")  # the constant is put back even when the run fails
+
+    monkeypatch.setattr(optimizers, "_edamcc", fake_run)
+    shipped = restarts.RESTART_TOL_FUN
+    with pytest.raises(RuntimeError, match="stopped"):
+        optimizers.REGISTRY["edamcc-tolfun-1e-13"].run(None, None, None, 100, 1)
+    assert seen == [(optimizers.LOW_RESTART_TOL_FUN, {"repair": "none"})] and optimizers.LOW_RESTART_TOL_FUN == 1e-13
+    assert restarts.RESTART_TOL_FUN == shipped == 1e-11

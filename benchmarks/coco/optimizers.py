@@ -82,6 +82,25 @@ def edamcc_sep_cc(problem, lower, upper, budget, seed):
     _edamcc(problem, lower, upper, budget, seed, variant="edamcc-sep-cc", repair="none")
 
 
+# The edamcc-tolfun-1e-13 experiment: the default with the restart test on flat values
+# (edamcc.restarts.RESTART_TOL_FUN, pycma's tolfun, 1e-11) at 1e-13, the setting
+# benchmarks/restart_tolerance.py calls tolfun-1e-13. Not the package's rule.
+LOW_RESTART_TOL_FUN = 1e-13
+
+
+@register("edamcc-tolfun-1e-13", "edamcc", "edamcc.minimize with its defaults and repair='none' as edamcc-default, its restart test on "
+          f"flat values (RESTART_TOL_FUN) at {LOW_RESTART_TOL_FUN:g} instead of 1e-11 (an experiment, not the package's rule)")
+def edamcc_tolfun_low(problem, lower, upper, budget, seed):
+    import edamcc.restarts as restarts
+
+    shipped = restarts.RESTART_TOL_FUN
+    restarts.RESTART_TOL_FUN = LOW_RESTART_TOL_FUN  # read by restart_reason at each call, in this process only
+    try:
+        _edamcc(problem, lower, upper, budget, seed, repair="none")
+    finally:
+        restarts.RESTART_TOL_FUN = shipped
+
+
 # The variant the edamcc-budget-pop experiment scales: the default when it was measured (0.6),
 # named so that its committed runs stay reproducible after the default changed in 0.7.
 BUDGET_POP_VARIANT = "edamcc-csa"
