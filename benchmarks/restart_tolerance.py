@@ -1,6 +1,6 @@
 """Why the default stops short on Schwefel 2.21 (F3, F4) and Rosenbrock (F7, F8), measured.
 
-    python benchmarks/restart_tolerance.py                 # the default: 3 settings x F3, F4 x 1000 n, 10,000 n x 5 seeds
+    python benchmarks/restart_tolerance.py                 # the default: every setting x F3, F4 x 1000 n, 10,000 n x 5 seeds
     python benchmarks/restart_tolerance.py --variant edamcc-csa   # the default from 0.3 to 0.6
     python benchmarks/restart_tolerance.py --functions F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12 F13 --settings shipped tolfun-1e-13 --workers 2
     python benchmarks/restart_tolerance.py --report        # only rewrite the report from the run files
@@ -38,6 +38,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from adaptive_targets import medians
 from common import FUNCTIONS, RESULTS, ZERO, load_runs, run_jobs, shown_path, verdict_of, write_report
 
 import edamcc.restarts as restarts
@@ -47,7 +48,7 @@ from edamcc.benchmark_functions import get_function
 SETTINGS = {"shipped": (1e-12, 1e-11), "tol-std-1e-15": (1e-15, 1e-11), "both-lower": (1e-15, 1e-13), "tolfun-1e-13": (1e-12, 1e-13)}
 DIM = 100  # the paper's 100-D functions
 STALL = 1e-6  # relative improvement of the best value below which a run counts as stalled
-PEERS = RESULTS / "adaptive" / "runs"  # peers.py's runs of sep-CMA-ES (n = 100), set against
+PEERS = RESULTS / "adaptive" / "runs"  # peers.py's runs, whose sep-CMA-ES medians the report sets each median against
 
 
 def run_one(job: tuple) -> dict:
@@ -82,19 +83,9 @@ def variant_folder(variant: str) -> Path:
 
 def sep_cma_medians(peers: Path) -> dict[int, dict[str, float]]:
     """``{budget: {function: median error}}`` of ``peers.py``'s sep-CMA-ES runs at n = 100 in
-    ``peers`` (0 below 1e-12; empty if the folder does not exist)."""
-    cells: dict[tuple, list[float]] = defaultdict(list)
-    for r in load_runs(peers) if Path(peers).is_dir() else []:
-        if r["algorithm"] == "sep-cma" and r["dim"] == DIM:
-            cells[(r["budget"], r["function"])].append(r["error"])
-    out: dict[int, dict[str, float]] = defaultdict(dict)
-    for (budget, fname), errors in cells.items():
-        out[budget][fname] = _zeroed(float(np.median(errors)))
-    return out
-
-
-def _zeroed(error: float) -> float:
-    return 0.0 if error < ZERO else error
+    ``peers``, as ``adaptive_targets.py`` takes them (0 below 1e-12; empty without the folder)."""
+    runs = [r for r in load_runs(peers) if r["algorithm"] == "sep-cma"] if Path(peers).is_dir() else []
+    return {budget: {f: algs["sep-cma"] for f, algs in cell.items()} for (dim, budget), cell in medians(runs).items() if dim == DIM}
 
 
 def report(out: Path, peers: Path = PEERS) -> str:
@@ -124,7 +115,8 @@ def report(out: Path, peers: Path = PEERS) -> str:
     counts: dict[tuple, dict[str, int]] = defaultdict(lambda: {"ahead": 0, "tied": 0, "behind": 0})
     for (fname, budget, setting), rs in sorted(cells.items(), key=lambda kv: (order(kv[0][0]), kv[0][1], list(SETTINGS).index(kv[0][2]))):
         errors = [r["error"] for r in rs]
-        med = _zeroed(float(np.median(errors)))
+        med = float(np.median(errors))
+        med = 0.0 if med < ZERO else med
         early = [r for r in rs if r["restarts"] and r["restarts"][0]["best_error"] > 1e-6]
         early += [r for r in rs if not r["restarts"] and r["error"] > 1e-6]  # stalled and never restarted
         stalled = f"{np.median([r['last_gain_before_first_restart'] for r in early]):.0f}" if early else "–"
