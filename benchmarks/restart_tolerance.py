@@ -39,13 +39,16 @@ from pathlib import Path
 
 import numpy as np
 from adaptive_targets import medians
+from coco.optimizers import LOW_RESTART_TOL_FUN, restart_tolerances
 from common import FUNCTIONS, RESULTS, ZERO, load_runs, run_jobs, shown_path, verdict_of, write_report
 
 import edamcc.restarts as restarts
 from edamcc import DEFAULT_VARIANT, VARIANTS, EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
 
-SETTINGS = {"shipped": (1e-12, 1e-11), "tol-std-1e-15": (1e-15, 1e-11), "both-lower": (1e-15, 1e-13), "tolfun-1e-13": (1e-12, 1e-13)}
+SHIPPED = (restarts.TOL_STD, restarts.RESTART_TOL_FUN)  # 1e-12 and 1e-11
+SETTINGS = {"shipped": SHIPPED, "tol-std-1e-15": (1e-15, SHIPPED[1]), "both-lower": (1e-15, LOW_RESTART_TOL_FUN),
+            "tolfun-1e-13": (SHIPPED[0], LOW_RESTART_TOL_FUN)}  # fmt: skip
 DIM = 100  # the paper's 100-D functions
 STALL = 1e-6  # relative improvement of the best value below which a run counts as stalled
 PEERS = RESULTS / "adaptive" / "runs"  # peers.py's runs, whose sep-CMA-ES medians the report sets each median against
@@ -58,8 +61,7 @@ def run_one(job: tuple) -> dict:
     es = EDAMCCStrategy(bounds=f.bounds, seed=seed, budget=budget, variant=variant, record_pairs=False)
     events, last_gain = [], 0  # restarts with the best value then; evaluations of the last real gain
     best = np.inf
-    restarts.TOL_STD, restarts.RESTART_TOL_FUN = SETTINGS[setting]  # read by restart_reason at each call
-    try:
+    with restart_tolerances(*SETTINGS[setting]):
         while es.stop_reason is None:
             x = es.ask()
             es.tell(x, f(x))
@@ -69,8 +71,6 @@ def run_one(job: tuple) -> dict:
             if len(es.restarts) > len(events):
                 r = es.restarts[-1]
                 events.append({"evaluations": r["evaluations"], "reason": r["reason"], "best_error": float(f.error(best))})
-    finally:
-        restarts.TOL_STD, restarts.RESTART_TOL_FUN = SETTINGS["shipped"]
     return {"variant": variant, "setting": setting, "function": fname, "dim": dim, "budget": budget, "seed": seed,
             "error": float(f.error(es.best_f)), "restarts": events, "last_gain_before_first_restart": last_gain,
             "wall_seconds": time.perf_counter() - t}  # fmt: skip

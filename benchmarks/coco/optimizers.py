@@ -10,6 +10,8 @@ COCO's usual choice for its [-5, 5]^n domain (a fifth of the domain's width).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Callable
@@ -88,17 +90,27 @@ def edamcc_sep_cc(problem, lower, upper, budget, seed):
 LOW_RESTART_TOL_FUN = 1e-13
 
 
+@contextmanager
+def restart_tolerances(tol_std: float | None = None, tol_fun: float | None = None) -> Iterator[None]:
+    """:mod:`edamcc.restarts`' ``TOL_STD`` and ``RESTART_TOL_FUN`` set for the block (None: as
+    they are), in this process only, and put back after it, also when it fails; the benchmarks'
+    restart experiments run in it. ``restart_reason`` reads them at each call."""
+    import edamcc.restarts as restarts
+
+    before = restarts.TOL_STD, restarts.RESTART_TOL_FUN
+    restarts.TOL_STD = before[0] if tol_std is None else tol_std
+    restarts.RESTART_TOL_FUN = before[1] if tol_fun is None else tol_fun
+    try:
+        yield
+    finally:
+        restarts.TOL_STD, restarts.RESTART_TOL_FUN = before
+
+
 @register("edamcc-tolfun-1e-13", "edamcc", "edamcc.minimize with its defaults and repair='none' as edamcc-default, its restart test on "
           f"flat values (RESTART_TOL_FUN) at {LOW_RESTART_TOL_FUN:g} instead of 1e-11 (an experiment, not the package's rule)")
 def edamcc_tolfun_low(problem, lower, upper, budget, seed):
-    import edamcc.restarts as restarts
-
-    shipped = restarts.RESTART_TOL_FUN
-    restarts.RESTART_TOL_FUN = LOW_RESTART_TOL_FUN  # read by restart_reason at each call, in this process only
-    try:
+    with restart_tolerances(tol_fun=LOW_RESTART_TOL_FUN):
         _edamcc(problem, lower, upper, budget, seed, repair="none")
-    finally:
-        restarts.RESTART_TOL_FUN = shipped
 
 
 # The variant the edamcc-budget-pop experiment scales: the default when it was measured (0.6),
