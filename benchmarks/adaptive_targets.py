@@ -27,9 +27,7 @@ import argparse
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
-
-from common import FUNCTIONS, RESULTS, ZERO, load_runs, shown_path, verdict_of, write_report
+from common import FUNCTIONS, RESULTS, load_runs, shown_path, verdict_of, write_report, zeroed_median
 
 OUT = RESULTS / "adaptive"
 ORDER = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-budget-pop", "edamcc-default", "sep-cma"]
@@ -43,8 +41,7 @@ def medians(runs: list[dict]) -> dict[tuple, dict[str, dict[str, float]]]:
         cells[(r["dim"], r["budget"], r["function"], r["algorithm"])].append(r["error"])
     out: dict[tuple, dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
     for (dim, budget, fname, alg), errors in cells.items():
-        med = float(np.median(errors))
-        out[(dim, budget)][fname][alg] = 0.0 if med < ZERO else med
+        out[(dim, budget)][fname][alg] = zeroed_median(errors)
     return out
 
 

@@ -12,6 +12,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
+
 RESULTS = Path(__file__).resolve().parent / "results"
 FUNCTIONS = [f"F{i}" for i in range(1, 14)]  # the paper's F1-F13
 ZERO = 1e-12  # errors below it count as 0, as in the paper
@@ -24,6 +26,12 @@ def verdict_of(a: float, b: float) -> str:
     if a == b:
         return "tied"
     return "ahead" if a < b else "behind"
+
+
+def zeroed_median(errors: Sequence[float]) -> float:
+    """The median of ``errors``, 0 below ``ZERO``: how the reports take a cell's median."""
+    med = float(np.median(errors))
+    return 0.0 if med < ZERO else med
 
 
 def paper_budget(dim: int) -> int:

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 from adaptive_targets import medians
 from coco.optimizers import LOW_RESTART_TOL_FUN, restart_tolerances
-from common import FUNCTIONS, RESULTS, ZERO, load_runs, run_jobs, shown_path, verdict_of, write_report
+from common import FUNCTIONS, RESULTS, load_runs, run_jobs, shown_path, verdict_of, write_report, zeroed_median
 
 import edamcc.restarts as restarts
 from edamcc import DEFAULT_VARIANT, VARIANTS, EDAMCCStrategy
@@ -115,8 +115,7 @@ def report(out: Path, peers: Path = PEERS) -> str:
     counts: dict[tuple, dict[str, int]] = defaultdict(lambda: {"ahead": 0, "tied": 0, "behind": 0})
     for (fname, budget, setting), rs in sorted(cells.items(), key=lambda kv: (order(kv[0][0]), kv[0][1], list(SETTINGS).index(kv[0][2]))):
         errors = [r["error"] for r in rs]
-        med = float(np.median(errors))
-        med = 0.0 if med < ZERO else med
+        med = zeroed_median(errors)
         early = [r for r in rs if r["restarts"] and r["restarts"][0]["best_error"] > 1e-6]
         early += [r for r in rs if not r["restarts"] and r["error"] > 1e-6]  # stalled and never restarted
         stalled = f"{np.median([r['last_gain_before_first_restart'] for r in early]):.0f}" if early else "–"
