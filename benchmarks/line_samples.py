@@ -31,7 +31,8 @@ from edamcc import DEFAULT_VARIANT, EDAMCCStrategy
 TARGET = 1e-8
 BUDGET_FACTOR = 1000
 # "edamcc": the package's default (edamcc-csa up to 0.6, edamcc-sep-cc since 0.7)
-VARIANT_OF = {"edamcc": DEFAULT_VARIANT, "edamcc-csa": "edamcc-csa", "edamcc-tpa": "edamcc-tpa", "edamcc-sep-cc": "edamcc-sep-cc"}
+VARIANT_OF = {"edamcc": DEFAULT_VARIANT, "edamcc-csa": "edamcc-csa", "edamcc-tpa": "edamcc-tpa", "edamcc-sep-cc": "edamcc-sep-cc",
+              "edamcc-sep-cc-lf": "edamcc-sep-cc-lf"}
 
 
 def problem(name: str, n: int, seed: int):
@@ -105,7 +106,7 @@ def main() -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"edamcc": edamcc.__version__, "target": TARGET, "rows": rows}, indent=1))
-    header = {"edamcc": "edamcc default", "edamcc-csa": "edamcc-csa", "edamcc-tpa": "edamcc-tpa", "edamcc-sep-cc": "edamcc-sep-cc", "sep-cma": "sep-CMA-ES"}
+    header = {name: name for name in VARIANT_OF} | {"edamcc": "edamcc default", "sep-cma": "sep-CMA-ES"}
     lines = [f"Evaluations / n to reach {TARGET:g}, median over seeds {args.seeds} (edamcc {edamcc.__version__}; "
              f"`{command(args)}`)", "", "| n | function | " + " | ".join(header[a] for a in args.algorithms) + " |",
              "|---|---|" + "---|" * len(args.algorithms)]  # fmt: skip

@@ -8,7 +8,8 @@ from edamcc import DEFAULT_VARIANT
 
 
 def test_each_entry_runs_its_variant_and_counts_the_evaluations_to_the_target():
-    assert line_samples.VARIANT_OF == {"edamcc": DEFAULT_VARIANT, "edamcc-csa": "edamcc-csa", "edamcc-tpa": "edamcc-tpa", "edamcc-sep-cc": "edamcc-sep-cc"}
+    assert line_samples.VARIANT_OF == {"edamcc": DEFAULT_VARIANT, "edamcc-csa": "edamcc-csa", "edamcc-tpa": "edamcc-tpa", "edamcc-sep-cc": "edamcc-sep-cc",
+                                      "edamcc-sep-cc-lf": "edamcc-sep-cc-lf"}
     for algorithm in line_samples.VARIANT_OF:
         hit = line_samples.evaluations_to_target(algorithm, "sphere", 8, 0)
         assert hit is not None and 8 < hit <= line_samples.BUDGET_FACTOR * 8
@@ -37,3 +38,12 @@ def test_the_table_names_the_command_that_rewrites_it(argv, expected, monkeypatc
     root = line_samples.RESULTS.resolve().parent.parent
     monkeypatch.chdir(root)
     assert line_samples.command(line_samples.build_parser().parse_args(argv)) == expected
+
+
+def test_the_table_has_a_column_for_every_entry(tmp_path, monkeypatch):
+    out = tmp_path / "line_samples.json"
+    entries = [*line_samples.VARIANT_OF, "sep-cma"]
+    monkeypatch.setattr("sys.argv", ["line_samples.py", "--dims", "6", "--seeds", "0", "--algorithms", *entries, "--out", str(out)])
+    line_samples.main()
+    header = out.with_suffix(".md").read_text().splitlines()[2]
+    assert header == "| n | function | edamcc default | " + " | ".join(entries[1:-1]) + " | sep-CMA-ES |"  # the variants by name

@@ -129,7 +129,7 @@ def test_the_shape_learns_a_separable_ellipsoid():
     assert np.all(ratios > 1.5) and np.all(ratios < 7.0), ratios
 
 
-@pytest.mark.parametrize("variant", ["edamcc-csa", TPA_EVERYWHERE, "edamcc-sep-cc"], ids=["csa", "tpa", "sep-cc"])
+@pytest.mark.parametrize("variant", ["edamcc-csa", TPA_EVERYWHERE, "edamcc-sep-cc", "edamcc-sep-cc-lf"], ids=["csa", "tpa", "sep-cc", "sep-cc-lf"])
 def test_a_csa_or_tpa_run_resumes_bit_identically_after_pickle(variant):
     def sphere(x):
         return np.sum(x**2, axis=1)
@@ -446,3 +446,80 @@ def test_close_generation_hands_the_step_size_the_finite_rows_below_the_selectio
     close_generation(None, np.inf, rows, values, rules, np.random.default_rng(1), adaptation=Spy(**vars(state)), fit_before=state.model)
     # finite ranks: 7, 1, 4, 3 selected (m = 4), then 6 and 0
     np.testing.assert_array_equal(seen["worst"], rows[[6, 0]])
+
+
+# ----------------------------------------------------------------------------- line-free path (edamcc-sep-cc-lf)
+
+
+def test_the_line_free_path_takes_the_two_points_share_out_of_the_step():
+    """step = w_+ (x_+ - m) + w_- (x_- - m) + sum' w_k d_k: the path reads sum' w_k d_k / sqrt(mu_eff sum' w_k^2)."""
+    n, mu = 5, 6
+    rng = np.random.default_rng(0)
+    w = recombination_weights(mu)
+    mu_eff = effective_mu(mu)
+    state = replace(_started(n), line=rng.normal(size=n))
+    d = rng.normal(size=(mu, n))  # the selected rows' steps from the mean, best first
+    for plus, minus in ((0, 3), (4, None), (None, 1), (None, None)):  # the ranks of the first two rows (None: not selected)
+        first_two = [k for k in (plus, minus) if k is not None]
+        others = [k for k in range(mu) if k not in first_two]
+        share = w[first_two] @ d[first_two]
+        step = share + w[others] @ d[others]
+        expected = w[others] @ d[others] / np.sqrt(mu_eff * np.sum(w[others] ** 2))
+        got = state.path_step(step, mu_eff, (share, float(np.sum(w[first_two] ** 2))))
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
+    step = rng.normal(size=n)
+    assert state.path_step(step, mu_eff, None) is step  # no share given: the step as it is
+    two = recombination_weights(2)  # both selected rows are the two points: nothing else to read
+    assert state.path_step(step, effective_mu(2), (step, float(np.sum(two**2)))) is step
+
+
+def test_close_generation_hands_the_line_free_path_the_first_two_rows_share():
+    """sum_k w_k (x_k - m) and sum_k w_k^2 over the block's first two rows (w_k = 0: not selected),
+    whenever the state has a line (also for rows a repair moved), and only for a line-free path."""
+    from edamcc.generation import close_generation
+
+    state, rows = _tpa_state()
+    state = replace(state, two_point_from=None, line_free_path=True)
+    rules = Settings(variant="edamcc-sep-cc-lf", population_size=9).resolve(6, budget=1000)
+    w = recombination_weights(rules.n_selected)
+    seen = {}
+
+    class Spy(StepSize):
+        def update(self, *args, **kwargs):
+            seen["line_share"] = args[6]
+            return super().update(*args, **kwargs)
+
+    def share_of(values, rows=rows, state=state):
+        close_generation(None, np.inf, rows, values, rules, np.random.default_rng(1), adaptation=Spy(**vars(state)), fit_before=state.model)
+        return seen["line_share"]
+
+    moved = rows.copy()
+    moved[0] = np.clip(moved[0], -0.01, 0.01)  # as a repair would move it
+    for first, second, values in ((w[0], 0.0, [0.0, 5.0, 1.0, 2.0, 3.0, 4.0, 6.0, 7.0, 8.0]),  # m' - l ranks sixth: not selected
+                                  (0.0, w[1], [8.0, 1.0, 0.0, 2.0, 3.0, 4.0, 6.0, 7.0, 5.0]),
+                                  (0.0, w[1], [np.nan, 1.0, 0.0, 2.0, 3.0, 4.0, 6.0, 7.0, 5.0])):  # a failed point: not selected
+        for block in (rows, moved):
+            share, squares = share_of(np.array(values), rows=block)
+            np.testing.assert_allclose(share, first * (block[0] - state.model.mean) + second * (block[1] - state.model.mean), rtol=1e-14)
+            assert squares == pytest.approx(first**2 + second**2, rel=1e-15)
+    assert share_of(np.arange(9.0), state=replace(state, line_free_path=False)) is None  # edamcc-sep-cc: never
+    assert share_of(np.arange(9.0), state=replace(state, line=None)) is None  # no line yet (a run's second generation)
+
+
+def test_the_line_free_path_is_edamcc_sep_cc_at_first_and_does_not_stall_on_a_max_function():
+    """The same first generations (the path sets sigma from the second fit on). On max_i |x_i|
+    at n = 30, edamcc-sep-cc stalls away from the optimum and the line-free path goes on."""
+
+    def run(variant, seed, generations):
+        es = EDAMCCStrategy(bounds=[(-100.0, 100.0)] * 30, variant=variant, seed=seed, record_structure=False)
+        for _ in range(generations):
+            x = es.ask()
+            es.tell(x, np.max(np.abs(x), axis=1))
+        return es
+
+    base, free = run("edamcc-sep-cc", 0, 2), run("edamcc-sep-cc-lf", 0, 2)
+    np.testing.assert_array_equal(base.model.mean, free.model.mean)
+    assert base.step_size == free.step_size
+    for seed in (0, 1):
+        assert run("edamcc-sep-cc", seed, 1500).best_f > 1e-3  # 0.073 and 0.69 when written
+        assert run("edamcc-sep-cc-lf", seed, 1500).best_f < 1e-5  # 1.1e-7 and below when written

@@ -8,7 +8,7 @@ from edamcc import VARIANTS, EDAMCCStrategy, Variant, get_variant
 
 
 def test_every_variant_is_one_answer_to_the_three_questions():
-    assert set(VARIANTS) == {"edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-sep-cc", "edamcc-emna", "edamcc-gc", "wi-only", "sm-only", "umdac", "emna-global", "eeda", "mimic"}
+    assert set(VARIANTS) == {"edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-emna", "edamcc-gc", "wi-only", "sm-only", "umdac", "emna-global", "eeda", "mimic"}
     assert get_variant("edamcc") == Variant("edamcc", VARIANTS["edamcc"].description, True, "random", "eeda")
     assert (get_variant("umdac").identify_weak, get_variant("umdac").grouping) == (False, "none")
     assert get_variant("mimic").chain and get_variant("emna-global").block_scaling == "emna"
@@ -17,12 +17,15 @@ def test_every_variant_is_one_answer_to_the_three_questions():
         assert v.scale in ("avs", "csa")
         assert "Table" in v.description or "Fig." in v.description or "et al." in v.description
     assert get_variant("edamcc-csa").adaptive and get_variant("edamcc-csa").scale == "csa"
-    assert [v.name for v in VARIANTS.values() if v.uses_step_size] == ["edamcc-csa", "edamcc-tpa", "edamcc-sep-cc"]
+    assert [v.name for v in VARIANTS.values() if v.uses_step_size] == ["edamcc-csa", "edamcc-tpa", "edamcc-sep-cc", "edamcc-sep-cc-lf"]
     assert not replace(VARIANTS["edamcc"], scale="csa").uses_step_size  # the paper's variants ignore scale
     assert [(v.name, v.two_point_from) for v in VARIANTS.values() if v.two_point_from is not None] == [("edamcc-tpa", 300)]
     assert replace(get_variant("edamcc-tpa"), name="edamcc-csa", description=VARIANTS["edamcc-csa"].description, two_point_from=None) == VARIANTS["edamcc-csa"]
-    assert [v.name for v in VARIANTS.values() if v.rank_one_path != "cma"] == ["edamcc-sep-cc"]
+    assert [v.name for v in VARIANTS.values() if v.rank_one_path != "cma"] == ["edamcc-sep-cc", "edamcc-sep-cc-lf"]
     assert replace(get_variant("edamcc-sep-cc"), name="edamcc-csa", description=VARIANTS["edamcc-csa"].description, rank_one_path="cma") == VARIANTS["edamcc-csa"]
+    assert [v.name for v in VARIANTS.values() if v.line_free_path] == ["edamcc-sep-cc-lf"]
+    sep_cc = VARIANTS["edamcc-sep-cc"]
+    assert replace(get_variant("edamcc-sep-cc-lf"), name=sep_cc.name, description=sep_cc.description, line_free_path=False) == sep_cc
 
 
 def test_lookup_is_forgiving_about_case_and_separators_and_strict_about_names():
@@ -59,7 +62,11 @@ def test_a_custom_variant_is_checked_when_it_is_made():
             replace(VARIANTS[base], rank_one_path="separable")
         with pytest.raises(ValueError, match="^active: .*adaptive=True and scale='csa'"):
             replace(VARIANTS[base], active=True)
+        with pytest.raises(ValueError, match="^line_free_path: .*adaptive=True and scale='csa'"):
+            replace(VARIANTS[base], line_free_path=True)
     with pytest.raises(ValueError, match="^active: expected True or False"):
         replace(VARIANTS["edamcc-csa"], active=1)
+    with pytest.raises(ValueError, match="^line_free_path: expected True or False"):
+        replace(VARIANTS["edamcc-sep-cc"], line_free_path="yes")
     assert all(VARIANTS[name].active for name in ("edamcc-csa", "edamcc-tpa", "edamcc-sep-cc"))
     assert not replace(VARIANTS["edamcc-csa"], name="passive", active=False).active

@@ -106,6 +106,12 @@ def restart_tolerances(tol_std: float | None = None, tol_fun: float | None = Non
         restarts.TOL_STD, restarts.RESTART_TOL_FUN = before
 
 
+@register("edamcc-sep-cc-lf", "edamcc", "edamcc.minimize, variant edamcc-sep-cc-lf (edamcc-sep-cc with a line-free step-size path), "
+          "repair='none' as edamcc-default")
+def edamcc_sep_cc_lf(problem, lower, upper, budget, seed):
+    _edamcc(problem, lower, upper, budget, seed, variant="edamcc-sep-cc-lf", repair="none")
+
+
 @register("edamcc-tolfun-1e-13", "edamcc", "edamcc.minimize with its defaults and repair='none' as edamcc-default, its restart test on "
           f"flat values (RESTART_TOL_FUN) at {LOW_RESTART_TOL_FUN:g} instead of 1e-11 (an experiment, not the package's rule)")
 def edamcc_tolfun_low(problem, lower, upper, budget, seed):

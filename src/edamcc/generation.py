@@ -55,7 +55,8 @@ def start_adaptation(variant: Variant) -> Adaptation | StepSize | None:
         return None
     if variant.scale != "csa":
         return Adaptation()
-    return StepSize(two_point_from=variant.two_point_from, rank_one_path=variant.rank_one_path, active=variant.active)
+    return StepSize(two_point_from=variant.two_point_from, rank_one_path=variant.rank_one_path, active=variant.active,
+                    line_free_path=variant.line_free_path)  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- membership
@@ -231,7 +232,14 @@ def close_generation(
         worst = None
         if adaptation.active and order is not None:  # the finite rows ranked below the selection, best first
             worst = pool_x[ranking[order.size :]]  # type: ignore[index]
-        stepped = adaptation.update(values, None if fitted is None else fitted.model, mu_eff, adaptation.line_values(rows, values), box, worst)
+        line_share = None
+        if adaptation.line_free_path and adaptation.line is not None and order is not None:  # the first two rows: m' +- l
+            w = np.zeros(rows.shape[0])
+            w[order] = weights  # 0: not selected
+            w = w[:2]
+            line_share = (w @ (rows[:2] - adaptation.model.mean), float(w @ w))  # type: ignore[union-attr]
+        stepped = adaptation.update(values, None if fitted is None else fitted.model, mu_eff, adaptation.line_values(rows, values), box, worst,
+                                    line_share)  # fmt: skip
         return ClosedGeneration(elite_x, elite_f, selected, fitted, stepped, stepped.sampler)
     adapted = adaptation.update(rows, values, fit_before, None if fitted is None else fitted.model.mean)
     base = fit_before if fitted is None else fitted.model

@@ -50,7 +50,7 @@ def default_population_size(dimension: int, budget: int | None = None, *, adapti
     """M when the user gives none: the one population rule of the package.
 
     * The step-size variants (``adaptive=True, scale="csa"``: the default ``edamcc-sep-cc``,
-      ``edamcc-csa``, ``edamcc-tpa``), which double it at each restart (IPOP):
+      ``edamcc-csa``, ``edamcc-tpa``, ``edamcc-sep-cc-lf``), which double it at each restart (IPOP):
       CMA-ES's ``4 + 3 ln n`` (at least 10), whatever the budget: the step size, not the
       population, keeps the model from collapsing, and the restarts grow it where needed.
 

@@ -46,6 +46,10 @@ class Variant:
         active: ``scale="csa"`` only: the shape's rank-mu term also takes the rows ranked below
             the selection, with negative weights (active CMA, Jastrebski and Arnold 2006, with
             the weights of Hansen's tutorial, 2016): variances shrink along the bad rows' steps.
+        line_free_path: ``scale="csa"`` only: the step-size path reads the mean's step without
+            the share of the two mean-shift samples, rescaled so that under random selection it
+            is distributed as a step of the model's own samples
+            (:meth:`edamcc.step_size.StepSize.path_step`).
     """
 
     name: str
@@ -59,12 +63,13 @@ class Variant:
     two_point_from: int | None = None
     rank_one_path: str = "cma"
     active: bool = False
+    line_free_path: bool = False
 
     def __post_init__(self) -> None:
         """A variant is checked when it is made, so that a custom one fails before any run."""
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name: expected a non-empty string; got {self.name!r}")
-        for field in ("identify_weak", "chain", "adaptive", "active"):
+        for field in ("identify_weak", "chain", "adaptive", "active", "line_free_path"):
             if not isinstance(getattr(self, field), bool):
                 raise ValueError(f"{field}: expected True or False; got {getattr(self, field)!r}")
         for field, allowed in (("grouping", GROUPINGS), ("block_scaling", BLOCK_SCALINGS), ("scale", SCALES), ("rank_one_path", RANK_ONE_PATHS)):
@@ -83,6 +88,8 @@ class Variant:
             raise ValueError("rank_one_path: the path feeds the remembered shape of scale='csa', so it needs adaptive=True and scale='csa'")
         if self.active and not csa:
             raise ValueError("active: the negative weights update the remembered shape of scale='csa', so it needs adaptive=True and scale='csa'")
+        if self.line_free_path and not csa:
+            raise ValueError("line_free_path: it changes the path of the step size of scale='csa', so it needs adaptive=True and scale='csa'")
 
     @property
     def uses_step_size(self) -> bool:
@@ -138,6 +145,19 @@ VARIANTS: dict[str, Variant] = {
             scale="csa",
             rank_one_path="separable",
             active=True,
+        ),
+        Variant(
+            "edamcc-sep-cc-lf",
+            "edamcc-sep-cc (WI and SM as in Fig. 6) whose cumulative step-size path (Hansen and Ostermeier 2001) reads "
+            "the mean's step without the two mean-shift samples' share, rescaled to a step of the model's own samples",
+            True,
+            "random",
+            "emna",
+            adaptive=True,
+            scale="csa",
+            rank_one_path="separable",
+            active=True,
+            line_free_path=True,
         ),
         Variant(
             "edamcc-emna",
