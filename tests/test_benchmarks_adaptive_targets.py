@@ -30,6 +30,8 @@ def test_verdicts_ties_below_1e12_and_the_paper_check(tmp_path):
     # the paper's variant beats sep-CMA-ES on F3 (below 1e-12: no finite ratio) and F4 (3x: within); not on F8
     assert "against it: F3 4e-10 against below 1e-12 (more than 3x), F4 3x." in text
     assert "inf" not in text
+    # sep-CMA-ES below 1e-12 on F1: there a median can only tie, so at most 3 of 4 can be ahead
+    assert "sep-CMA-ES's median is below 1e-12 on 1 of 4 functions (F1), where a median can at best tie it: any optimizer can be ahead of it on at most 3 of 4." in text
 
 
 def test_the_report_names_the_command_that_rewrites_it(tmp_path):
@@ -49,4 +51,5 @@ def test_a_reference_folder_adds_only_the_algorithms_the_runs_lack(tmp_path):
     text = adaptive_targets.report(tmp_path / "old", tmp_path / "peers")
     assert "| F1 | 3.00e+00 | 2.00e+00 | behind |" in text  # the folder's own edamcc-csa, the reference's sep-CMA-ES
     assert f"--runs {(tmp_path / 'old').resolve()} --reference {(tmp_path / 'peers').resolve()}`." in text
+    assert "at most" not in text  # sep-CMA-ES's 2.0 is not below 1e-12: every function can be won
     assert "| F1 | 3.00e+00 | – |\n" in adaptive_targets.report(tmp_path / "old")  # without it: no sep-CMA-ES, no verdict
