@@ -1,0 +1,148 @@
+"""Can a stagnation test tell the default's stall on Schwefel 2.21 from convergence? Measured.
+
+    python benchmarks/drift_ratio.py                      # F1 F3 F7 F12 x populations 17 34 68 136 x seeds 0-2
+    python benchmarks/drift_ratio.py --workers 2
+    python benchmarks/drift_ratio.py --report             # only rewrite the report from the run files
+
+On max_i |x_i| (F3) the default's first run stalls after about 10,000 evaluations at errors of
+19 to 47 and, with no restart test firing, spends the rest of a 1000 n budget there
+(``restart_tolerance.py``). A natural test for such a stall is how far the mean travels: over a
+window of W generations under random selection the mean of a weighted recombination takes a
+random walk of about sigma sqrt(n W / mu_eff). So this program follows the default's first run
+(n = 100, until its first restart or 1000 n evaluations) and, at the end of each window of
+W = 10 + ceil(30 n / M) generations (the window of the restart tests, :mod:`edamcc.restarts`),
+records the drift ratio
+
+    R = |m_t - m_{t - W}| / (sigma_W sqrt(n W / mu_eff)),
+
+sigma_W the geometric mean of the step size over the window: about 1 when selection is random,
+larger when the mean moves somewhere. It does so for the default's first population (17 at
+n = 100) and the three that IPOP's restarts give next (34, 68, 136), on the sphere F1, on F3,
+on Rosenbrock F7 (slow progress along a valley) and on the rotated Rastrigin F12. A stall test
+on R works only if R in the stall stays below R in the runs that still converge, at every
+population. Runs are cached per file under ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from common import FUNCTIONS, RESULTS, load_runs, run_jobs, shown_path, write_report
+
+from edamcc import EDAMCCStrategy
+from edamcc.benchmark_functions import get_function
+from edamcc.step_size import effective_mu
+from edamcc.stopping import no_progress_window
+
+DIM = 100
+OUT = RESULTS / "drift_ratio"
+
+
+class DriftMeter:
+    """The drift ratio R of each window of ``window`` generations, from the mean and step size
+    of every generation (O(n) memory: only the mean at the window's start is kept)."""
+
+    def __init__(self, window: int) -> None:
+        self.window = window
+        self._start: np.ndarray | None = None
+        self._log_sigmas: list[float] = []
+
+    def add(self, mean: np.ndarray, sigma: float, mu_eff: float) -> float | None:
+        """Take one generation's mean and step size; R at the end of a window, else None."""
+        if self._start is None:
+            self._start = np.array(mean, dtype=float)
+            return None
+        self._log_sigmas.append(math.log(sigma))
+        if len(self._log_sigmas) < self.window:
+            return None
+        sigma_w = math.exp(sum(self._log_sigmas) / self.window)  # the geometric mean over the window
+        walk = sigma_w * math.sqrt(mean.size * self.window / mu_eff)
+        ratio = float(np.linalg.norm(mean - self._start)) / walk
+        self._start, self._log_sigmas = np.array(mean, dtype=float), []
+        return ratio
+
+
+def sampling_mean(es: EDAMCCStrategy) -> np.ndarray:
+    """The mean the next generation is sampled around."""
+    return getattr(es.model, "model", es.model).mean
+
+
+def first_run(objective, bounds, population: int, seed: int, budget: int) -> dict:
+    """The default's first run (until its first restart or ``budget``): R of each window, with
+    the evaluations and best value at its end."""
+    es = EDAMCCStrategy(bounds=bounds, population_size=population, seed=seed, budget=budget, record_pairs=False)
+    meter = DriftMeter(no_progress_window(len(bounds), population))
+    windows = []
+    while es.stop_reason is None and not es.restarts:
+        x = es.ask()
+        es.tell(x, objective(x))
+        if es.step_size is not None and not es.restarts:
+            ratio = meter.add(sampling_mean(es), es.step_size, effective_mu(es.n_selected))
+            if ratio is not None:
+                windows.append({"evaluations": es.evaluations, "best": es.best_f, "ratio": ratio})
+    end = "budget" if not es.restarts else es.restarts[0]["reason"]
+    return {"windows": windows, "end": end, "evaluations": es.evaluations, "best": es.best_f}
+
+
+def run_one(job: tuple) -> dict:
+    fname, population, seed, budget = job
+    f = get_function(fname, DIM)
+    t = time.perf_counter()
+    r = first_run(f, f.bounds, population, seed, budget)
+    for w in r["windows"]:
+        w["error"] = float(f.error(w.pop("best")))
+    return {"function": fname, "dim": DIM, "population": population, "seed": seed, "budget": budget, "windows": r["windows"],
+            "end": r["end"], "evaluations": r["evaluations"], "error": float(f.error(r["best"])), "wall_seconds": time.perf_counter() - t}  # fmt: skip
+
+
+def report(out: Path) -> str:
+    cells = defaultdict(list)
+    for r in load_runs(out / "runs"):
+        cells[(r["function"], r["population"])].append(r)
+    order = lambda fname: (FUNCTIONS.index(fname) if fname in FUNCTIONS else len(FUNCTIONS), fname)  # noqa: E731
+    rerun = "python benchmarks/drift_ratio.py" + ("" if Path(out).resolve() == OUT.resolve() else f" --out {shown_path(out)}")
+    lines = [f"# The drift ratio of the default's first run (n = {DIM})", "",
+             "R = |m_t - m_(t-W)| / (sigma_W sqrt(n W / mu_eff)) over each window of W generations (about 1 under "
+             "random selection), pooled over the seeds' windows: its 10th percentile, median and 90th percentile; "
+             "the errors at the end of each seed's first run (its first restart or the budget) and what ended it. "
+             f"Regenerate: `{rerun}`.", "",
+             "| function | population | seeds | windows | R p10 | R median | R p90 | first run ended at (errors) | ended by |",
+             "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for (fname, population), rs in sorted(cells.items(), key=lambda kv: (order(kv[0][0]), kv[0][1])):
+        ratios = [w["ratio"] for r in rs for w in r["windows"]]
+        p10, p50, p90 = np.percentile(ratios, [10, 50, 90]) if ratios else (math.nan,) * 3
+        errors = " ".join(f"{r['error']:.1e}" for r in sorted(rs, key=lambda r: r["seed"]))
+        ends = ", ".join(sorted({"restart: " + r["end"].split(":")[0] if r["end"] != "budget" else "budget" for r in rs}))
+        lines.append(f"| {fname} | {population} | {len(rs)} | {len(ratios)} | {p10:.2f} | {p50:.2f} | {p90:.2f} | {errors} | {ends} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--functions", nargs="+", default=["F1", "F3", "F7", "F12"])
+    parser.add_argument("--populations", nargs="+", type=int, default=[17, 34, 68, 136])
+    parser.add_argument("--budget-factor", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--out", default=str(OUT), help="folder of the runs and the report")
+    parser.add_argument("--report", action="store_true", help="only rewrite report.md from the run files")
+    args = parser.parse_args()
+    out = Path(args.out)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    if not args.report:
+        jobs = [(f, p, s, args.budget_factor * DIM) for f in args.functions for p in args.populations for s in range(args.runs)]
+        path = lambda j: out / "runs" / f"{j[0]}__{DIM}__p{j[1]}__b{j[3]}__s{j[2]}.json"  # noqa: E731
+        todo = [j for j in jobs if not path(j).exists()]
+        print(f"{len(jobs)} runs, {len(todo)} to do", flush=True)
+        run_jobs(todo, run_one, path, args.workers,
+                 lambda j, r: f"{j[0]} population {j[1]} seed {j[2]}: {len(r['windows'])} windows, error {r['error']:.2e} ({r['wall_seconds']:.0f} s)")  # fmt: skip
+    write_report(out / "report.md", report(out))
+
+
+if __name__ == "__main__":
+    main()
