@@ -64,6 +64,20 @@ def run_jobs(
             print(f"[{k}/{len(todo)}] {progress(j, result)}", flush=True)
 
 
+def run_missing(
+    jobs: Sequence[J],
+    work: Callable[[J], dict],
+    path: Callable[[J], Path],
+    workers: int,
+    progress: Callable[[J, dict], str],
+) -> None:
+    """Runs are cached per file: :func:`run_jobs` on the jobs whose ``path(job)`` is not there
+    yet, after a line saying how many of ``jobs`` those are."""
+    todo = [j for j in jobs if not path(j).exists()]
+    print(f"{len(jobs)} runs, {len(todo)} to do", flush=True)
+    run_jobs(todo, work, path, workers, progress)
+
+
 def shown_path(path: Path | str) -> Path:
     """``path`` as a report shows it: relative to the repository when it is inside it."""
     resolved = Path(path).resolve()

@@ -32,7 +32,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from common import FUNCTIONS, RESULTS, load_runs, run_jobs, shown_path, write_report
+from common import FUNCTIONS, RESULTS, load_runs, run_missing, shown_path, write_report
 
 from edamcc import EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
@@ -137,10 +137,8 @@ def main() -> None:
     if not args.report:
         jobs = [(f, p, s, args.budget_factor * DIM) for f in args.functions for p in args.populations for s in range(args.runs)]
         path = lambda j: out / "runs" / f"{j[0]}__{DIM}__p{j[1]}__b{j[3]}__s{j[2]}.json"  # noqa: E731
-        todo = [j for j in jobs if not path(j).exists()]
-        print(f"{len(jobs)} runs, {len(todo)} to do", flush=True)
-        run_jobs(todo, run_one, path, args.workers,
-                 lambda j, r: f"{j[0]} population {j[1]} seed {j[2]}: {len(r['windows'])} windows, error {r['error']:.2e} ({r['wall_seconds']:.0f} s)")  # fmt: skip
+        run_missing(jobs, run_one, path, args.workers,
+                    lambda j, r: f"{j[0]} population {j[1]} seed {j[2]}: {len(r['windows'])} windows, error {r['error']:.2e} ({r['wall_seconds']:.0f} s)")  # fmt: skip
     write_report(out / "report.md", report(out))
 
 

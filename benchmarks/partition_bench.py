@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import mannwhitneyu
 
-from common import FUNCTIONS, RESULTS, ZERO, load_runs, run_jobs, verdict_of, write_report
+from common import FUNCTIONS, RESULTS, ZERO, load_runs, run_missing, verdict_of, write_report
 from edamcc import minimize
 from peers import LEARNED, minimize_options
 
@@ -204,10 +204,8 @@ def main() -> None:
         jobs = [(alg, b, args.dim, args.budget_factor * args.dim, seed)
                 for b in args.blocks for alg in args.algorithms for seed in range(args.runs)]  # fmt: skip
         path = lambda j: out / "runs" / f"{j[0]}__BlockEllipsoid{j[1]}__{j[2]}__b{j[3]}__s{j[4]}.json"
-        todo = [j for j in jobs if not path(j).exists()]
-        print(f"{len(jobs)} runs, {len(todo)} to do", flush=True)
         line = lambda j, r: f"{j[0]} BlockEllipsoid{j[1]}: error {r['error']:.3e} ({r['wall_seconds']:.0f} s)"
-        run_jobs(todo, run_job, path, args.workers, line)
+        run_missing(jobs, run_job, path, args.workers, line)
     write_report(REPORT if out.resolve() == OUT.resolve() else out / "partition.md", report(out))  # a scratch --out keeps its own
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from coco.optimizers import BUDGET_POP_VARIANT, budget_scaled_population
-from common import FUNCTIONS, RESULTS, ZERO, load_runs, paper_budget, run_jobs, write_report
+from common import FUNCTIONS, RESULTS, ZERO, load_runs, paper_budget, run_missing, write_report
 from edamcc import VARIANTS, minimize
 from edamcc.benchmark_functions import get_function
 
@@ -170,9 +170,7 @@ def main() -> None:
                 for seed in range(args.runs):
                     jobs.append((alg, fname, dim, _budget(dim, args.budget_factor), seed))
     path = lambda j: out / "runs" / f"{j[0]}__{j[1]}__{j[2]}__b{j[3]}__s{j[4]}.json"  # noqa: E731
-    todo = [j for j in jobs if not path(j).exists()]
-    print(f"{len(jobs)} runs, {len(todo)} to do", flush=True)
-    run_jobs(todo, run_job, path, args.workers, lambda j, r: f"{j[0]} {j[1]} {j[2]}D: error {r['error']:.3e} ({r['wall_seconds']:.0f} s)")
+    run_missing(jobs, run_job, path, args.workers, lambda j, r: f"{j[0]} {j[1]} {j[2]}D: error {r['error']:.3e} ({r['wall_seconds']:.0f} s)")
     write_report(out / "report.md", report(out))
 
 

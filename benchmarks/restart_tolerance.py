@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 from adaptive_targets import medians
 from coco.optimizers import LOW_RESTART_TOL_FUN, restart_tolerances
-from common import FUNCTIONS, RESULTS, load_runs, run_jobs, shown_path, verdict_of, write_report, zeroed_median
+from common import FUNCTIONS, RESULTS, load_runs, run_missing, shown_path, verdict_of, write_report, zeroed_median
 
 import edamcc.restarts as restarts
 from edamcc import DEFAULT_VARIANT, VARIANTS, EDAMCCStrategy
@@ -159,10 +159,8 @@ def main() -> None:
         jobs = [(args.variant, s, fname, DIM, k * DIM, seed) for fname in args.functions for k in args.budget_factors
                 for s in args.settings for seed in range(args.runs)]  # fmt: skip
         path = lambda j: out / "runs" / f"{j[1]}__{j[2]}__{j[3]}__b{j[4]}__s{j[5]}.json"  # noqa: E731
-        todo = [j for j in jobs if not path(j).exists()]
-        print(f"{len(jobs)} runs, {len(todo)} to do", flush=True)
-        run_jobs(todo, run_one, path, args.workers,
-                 lambda j, r: f"{j[1]} {j[2]} {j[4]}: error {r['error']:.3e}, {len(r['restarts'])} restarts ({r['wall_seconds']:.0f} s)")  # fmt: skip
+        run_missing(jobs, run_one, path, args.workers,
+                    lambda j, r: f"{j[1]} {j[2]} {j[4]}: error {r['error']:.3e}, {len(r['restarts'])} restarts ({r['wall_seconds']:.0f} s)")  # fmt: skip
     write_report(out / "report.md", report(out))
 
 

@@ -25,6 +25,16 @@ def test_run_jobs_writes_each_result_and_a_progress_line(tmp_path, capsys):
     assert "[1/2] x = " in out and "[2/2] x = " in out
 
 
+def test_run_missing_runs_only_the_jobs_without_a_run_file(tmp_path, capsys):
+    jobs = [(("x", 1),), (("x", 2),), (("x", 3),)]
+    path = lambda j: tmp_path / f"{j[0][1]}.json"  # noqa: E731
+    path(jobs[1]).write_text(json.dumps({"x": "kept"}))
+    common.run_missing(jobs, dict, path, 1, lambda j, r: f"x = {r['x']}")
+    assert [r["x"] for r in common.load_runs(tmp_path)] == [1, "kept", 3]  # the cached run is not redone
+    out = capsys.readouterr().out
+    assert out.startswith("3 runs, 2 to do\n") and "[2/2] x = " in out and "[3/" not in out
+
+
 def test_verdict_of_compares_medians_lower_is_better():
     assert common.verdict_of(1e-3, 2e-3) == "ahead"
     assert common.verdict_of(2e-3, 1e-3) == "behind"
