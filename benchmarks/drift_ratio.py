@@ -67,11 +67,6 @@ class DriftMeter:
         return ratio
 
 
-def sampling_mean(es: EDAMCCStrategy) -> np.ndarray:
-    """The mean the next generation is sampled around."""
-    return getattr(es.model, "model", es.model).mean
-
-
 def first_run(objective, bounds, population: int, seed: int, budget: int) -> dict:
     """The default's first run (until its first restart or ``budget``): R of each window, with
     the evaluations and best value at its end."""
@@ -82,7 +77,7 @@ def first_run(objective, bounds, population: int, seed: int, budget: int) -> dic
         x = es.ask()
         es.tell(x, objective(x))
         if es.step_size is not None and not es.restarts:
-            ratio = meter.add(sampling_mean(es), es.step_size, effective_mu(es.n_selected))
+            ratio = meter.add(es.model.mean, es.step_size, effective_mu(es.n_selected))  # the next generation's mean
             if ratio is not None:
                 windows.append({"evaluations": es.evaluations, "best": es.best_f, "ratio": ratio})
     end = "budget" if not es.restarts else es.restarts[0]["reason"]
