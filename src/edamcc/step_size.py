@@ -291,8 +291,9 @@ class StepSize:
         shape = shape / np.mean(shape)
         model = sampling_model(fitted, sigma, shape, mu_eff)
         line = None if self.model is None else mean_shift_line(model, fitted.mean - self.model.mean)
-        return StepSize(sigma, path, shape, model, best, evolution, generations, line, self.two_point_from, tpa, self.rank_one_path,
-                        self.active, self.line_free_path)  # fmt: skip
+        # the variant's settings (two_point_from, rank_one_path, active, line_free_path) carry over
+        return replace(self, sigma=sigma, path=path, shape=shape, model=model, best_f=best, evolution=evolution,
+                       generations=generations, line=line, tpa=tpa)  # fmt: skip
 
     def _active_shape(self, worst: NDArray[np.float64], mu: int, c1: float, c_mu: float, mu_eff: float,
                       rank_one: NDArray[np.float64], around_old_mean: NDArray[np.float64]) -> NDArray[np.float64]:  # fmt: skip
