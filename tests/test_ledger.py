@@ -49,6 +49,25 @@ def test_extras_take_the_next_numbers_and_reduce_the_next_fill():
     assert ledger.n_out == 1  # extra 100 still in flight
 
 
+def test_a_resize_numbers_the_rows_beyond_the_closed_generation_as_the_first_of_a_block_of_the_new_size():
+    ledger = filled()
+    ledger.hand_out(4)
+    ledger.add_extra(np.full((2, 2), 100.0) + np.arange(2)[:, None])
+    ledger.record(ledger.check_tell(np.full((1, 2), 101.0)), np.array([7.0]))  # an extra told before its block opens
+    ledger.record(ledger.check_tell(ledger.pending()[:4]), np.zeros(4))
+    ledger.pop_open()
+    ledger.resize(6)
+    assert ledger.generation == 0 and ledger.free_slots() == 4  # 6 rows, two of them the extras
+    assert ledger.next_position() == 2 and ledger.n_out == 1  # extra 100 still in flight, extra 101 told
+    ledger.fill(np.full((4, 2), 200.0) + np.arange(4)[:, None])
+    ledger.record(ledger.check_tell(ledger.hand_out(4)), np.arange(4.0))
+    assert not ledger.open_complete()  # extra 100 holds the new block open
+    ledger.record(ledger.check_tell(np.full((1, 2), 100.0)), np.array([5.0]))
+    rows, values = ledger.pop_open()
+    assert rows[:2, 0].tolist() == [100.0, 101.0] and values.tolist() == [5.0, 7.0, 0.0, 1.0, 2.0, 3.0]
+    assert ledger.free_slots() == 5  # then blocks of M - 1 = 5
+
+
 def test_inject_replaces_rows_not_handed_out_first():
     ledger = filled()
     ledger.hand_out(1)

@@ -19,6 +19,7 @@ from edamcc.step_size import (
     path_rate,
     recombination_weights,
     sampling_model,
+    shape_rates,
     two_point_damping,
     whiten,
 )
@@ -523,3 +524,21 @@ def test_the_line_free_path_is_edamcc_sep_cc_at_first_and_does_not_stall_on_a_ma
     for seed in (0, 1):
         assert run("edamcc-sep-cc", seed, 1500).best_f > 1e-3  # 0.073 and 0.69 when written
         assert run("edamcc-sep-cc-lf", seed, 1500).best_f < 1e-5  # 1.1e-7 and below when written
+
+
+def test_rescaled_multiplies_the_step_size_the_model_and_the_line_alike():
+    es, _ = _run(lambda x: np.sum(x**2, axis=1), 12, 6, variant="edamcc-sep-cc")
+    state = es._adaptation
+    scaled = state.rescaled(1.5)
+    assert scaled.sigma == pytest.approx(1.5 * state.sigma) and scaled.best_f == state.best_f
+    np.testing.assert_allclose(scaled.model.stds(), 1.5 * state.model.stds())
+    np.testing.assert_allclose(scaled.line, 1.5 * state.line)
+    np.testing.assert_array_equal(scaled.shape, state.shape)  # the shape is the scale's, untouched
+    assert (scaled.rank_one_path, scaled.active) == (state.rank_one_path, state.active)
+
+
+def test_shape_rates_are_the_documented_ones():
+    c1, c_mu = shape_rates(100, 5.0)
+    assert c1 == pytest.approx(102 / 3 * 2 / (101.3**2 + 5.0))
+    assert c_mu == pytest.approx(0.3 * 7.0 / 105.0)
+    assert sum(shape_rates(1, 1.0)) <= 1.0  # c_mu at most 1 - c_1

@@ -148,6 +148,13 @@ class Ledger:
         self._state = np.empty(0, dtype=np.int8)
         self._order = self._sorted = None
 
+    def resize(self, population_size: int) -> None:
+        """Number the rows after the closed generations afresh, as generation 0 of
+        ``population_size`` rows (a population that changed size within a run): rows already
+        asked beyond the closed generations keep their order and states and come first."""
+        self._M = int(population_size)
+        self.generation = 0
+
     def split_orphans(self, rows: NDArray[np.float64]) -> NDArray[np.bool_]:
         """Which of ``rows`` are orphans (and not rows of the current generations)."""
         mask = np.zeros(rows.shape[0], dtype=bool)

@@ -166,6 +166,13 @@ def path_rate(n: int, mu_eff: float, kind: str = "cma") -> float:
     return (4.0 + mu_eff / n) / (n + 4.0 + 2.0 * mu_eff / n)
 
 
+def shape_rates(n: int, mu_eff: float) -> tuple[float, float]:
+    """c_1 and c_mu of the shape's update: (n + 2) / 3 * 2 / ((n + 1.3)^2 + mu_eff) and
+    min(1 - c_1, SHAPE_RATE (mu_eff + 2) / (n + 5))."""
+    c1 = (n + 2.0) / 3.0 * 2.0 / ((n + 1.3) ** 2 + mu_eff)
+    return c1, min(1.0 - c1, SHAPE_RATE * (mu_eff + 2.0) / (n + 5.0))
+
+
 def whiten(model: FactorizedGaussian, step: NDArray[np.float64]) -> NDArray[np.float64]:
     """``step`` (``(n,)``) in the coordinates where ``model``'s covariance is the identity."""
     y = np.empty_like(step)
@@ -275,8 +282,7 @@ class StepSize:
             generations = self.generations + 1
             stalled = norm / math.sqrt(1.0 - (1.0 - c) ** (2 * generations)) >= (STALL_FACTOR + 2.0 / (n + 1.0)) * expected_norm(n)
             cc = path_rate(n, mu_eff, self.rank_one_path)
-            c1 = (n + 2.0) / 3.0 * 2.0 / ((n + 1.3) ** 2 + mu_eff)
-            c_mu = min(1.0 - c1, SHAPE_RATE * (mu_eff + 2.0) / (n + 5.0))
+            c1, c_mu = shape_rates(n, mu_eff)
             previous = np.zeros(n) if self.evolution is None else self.evolution
             evolution = (1.0 - cc) * previous + (0.0 if stalled else math.sqrt(cc * (2.0 - cc) * mu_eff)) * step / self.sigma  # type: ignore[operator]
             rank_one = evolution**2 + (cc * (2.0 - cc) * self.shape if stalled else 0.0)  # type: ignore[operator]
@@ -294,6 +300,11 @@ class StepSize:
         # the variant's settings (two_point_from, rank_one_path, active, line_free_path) carry over
         return replace(self, sigma=sigma, path=path, shape=shape, model=model, best_f=best, evolution=evolution,
                        generations=generations, line=line, tpa=tpa)  # fmt: skip
+
+    def rescaled(self, factor: float) -> StepSize:
+        """The same state with the step size times ``factor`` (a population that changed size)."""
+        line = None if self.line is None else self.line * factor
+        return replace(self, sigma=self.sigma * factor, model=self.model.scaled(factor * factor), line=line)  # type: ignore[operator, union-attr]
 
     def _active_shape(self, worst: NDArray[np.float64], mu: int, c1: float, c_mu: float, mu_eff: float,
                       rank_one: NDArray[np.float64], around_old_mean: NDArray[np.float64]) -> NDArray[np.float64]:  # fmt: skip

@@ -26,6 +26,7 @@ from .checks import is_int
 from .generation import ClosedGeneration, close_generation, start_adaptation
 from .ledger import Ledger, as_batch
 from .models import UniformModel
+from .population_size import PopulationSize, step_size_factor
 from .settings import DEFAULT_VARIANT, Settings, check_budget, check_seed, check_target
 from .restarts import MAX_RESTARTS, next_population_size, restart_reason
 from .stopping import Progress, no_progress_window
@@ -110,8 +111,10 @@ class EDAMCCStrategy:
         self._model: Any = UniformModel(self._lower, self._upper)  # what the open generation samples
         self._fit: Any = self._model  # the maximum-likelihood model behind it
         self._adaptation = start_adaptation(variant)
+        big_m = self._rules.population_size
+        self._population = PopulationSize(big_m, big_m) if variant.population_adaptation else None
         self._restarts: list[dict[str, Any]] = []
-        self._generations_before = 0  # generations closed in the runs before the last restart
+        self._generations_before = 0  # generations closed before the last restart or change of population
         self._stuck: str | None = None  # why the self-adaptive variant stops: restarts exhausted
         self._elite_x: NDArray[np.float64] | None = None  # the elite kept by the closed generations
         self._elite_f = np.inf
@@ -133,7 +136,8 @@ class EDAMCCStrategy:
 
     @property
     def population_size(self) -> int:
-        """M: the elite plus M - 1 new candidates per generation (M candidates in the first)."""
+        """M: the elite plus M - 1 new candidates per generation (M candidates in the first); the current
+        run's, which restarts (and ``population_adaptation``) change."""
         return self._rules.population_size
 
     @property
@@ -330,12 +334,25 @@ class EDAMCCStrategy:
                     self._elite_x, self._elite_f, rows, values, self._rules, self._rng, pair_counts=pairs,
                     adaptation=self._adaptation, fit_before=self._fit,
                 )  # fmt: skip
+                before = self._adaptation
                 self._adopt(closed)
+                if self._population is not None:
+                    self._adapt_population(before)
             # else stopped for good: the last model stays (asking on never shrinks it to underflow)
             self._progress.add(self._best_f, values)
             if self._adaptation is not None and self._stuck is None:
                 self._maybe_restart()
             self._ledger.fill(self._sample(self._ledger.free_slots(), self._ledger.next_position()))  # step 4
+
+    def _adapt_population(self, before: Any) -> None:
+        """PSA (:mod:`edamcc.population_size`): the next generation's size, and sigma corrected for it."""
+        self._population = self._population.after_generation(before, self._adaptation, self.n_selected)  # type: ignore[union-attr]
+        big_m = self._population.population_size
+        if big_m != self.population_size:
+            rules = self._rules.settings.resolve_population(self.dimension, big_m)
+            self._adaptation = self._adaptation.rescaled(step_size_factor(self.dimension, self.n_selected, rules.n_selected))  # type: ignore[union-attr]
+            self._model, self._rules, self._generations_before = self._adaptation.sampler, rules, self.generation
+            self._ledger.resize(big_m)
 
     def _maybe_restart(self) -> None:
         """IPOP (:mod:`edamcc.restarts`); once MAX_RESTARTS are used, the next reason stops the run."""
@@ -353,6 +370,7 @@ class EDAMCCStrategy:
         self._ledger.restart(big_m)
         self._model = self._fit = UniformModel(self._lower, self._upper)
         self._adaptation = start_adaptation(self.variant)
+        self._population = None if self._population is None else PopulationSize(big_m, big_m)
         self._elite_x, self._elite_f = None, np.inf
         self._progress.restart()
 
