@@ -21,6 +21,12 @@ n = 100) and the three that IPOP's restarts give next (34, 68, 136), on the sphe
 on Rosenbrock F7 (slow progress along a valley) and on the rotated Rastrigin F12. A stall test
 on R works only if R in the stall stays below R in the runs that still converge, at every
 population. Runs are cached per file under ``--out``.
+
+The same runs also follow the test of population size adaptation (PSA-CMA-ES, Nishida and
+Akimoto 2018; :mod:`edamcc.population_size`, the experiment ``edamcc-sep-cc-psa`` of ``peers.py``): |p|^2 / gamma,
+its path of the distribution's change per generation against the path's expected length under
+random selection (about 1 there). PSA grows the population while it is below alpha = 1.4 and
+shrinks it above; each window reports its median over the window's generations.
 """
 
 from __future__ import annotations
@@ -30,12 +36,15 @@ import math
 import time
 from collections import defaultdict
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 from common import FUNCTIONS, RESULTS, load_runs, run_missing, shown_path, write_report
 
 from edamcc import EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
+from edamcc.models import FactorizedGaussian
+from edamcc.population_size import PopulationSize
 from edamcc.step_size import effective_mu
 from edamcc.stopping import no_progress_window
 
@@ -67,19 +76,33 @@ class DriftMeter:
         return ratio
 
 
+def sampling_state(model) -> SimpleNamespace | None:
+    """The Gaussian a generation samples (inside the mean-shift wrapper), as PSA reads it; None for the uniform box."""
+    gaussian = getattr(model, "model", model)
+    return SimpleNamespace(model=gaussian) if isinstance(gaussian, FactorizedGaussian) else None
+
+
 def first_run(objective, bounds, population: int, seed: int, budget: int) -> dict:
-    """The default's first run (until its first restart or ``budget``): R of each window, with
-    the evaluations and best value at its end."""
+    """The default's first run (until its first restart or ``budget``): R of each window and
+    the median of PSA's |p|^2 / gamma over it, with the evaluations and best value at its end."""
     es = EDAMCCStrategy(bounds=bounds, population_size=population, seed=seed, budget=budget, record_pairs=False)
     meter = DriftMeter(no_progress_window(len(bounds), population))
+    psa, tests = PopulationSize(float(population), population), []  # the population stays: PSA only reads the run
     windows = []
     while es.stop_reason is None and not es.restarts:
+        before = sampling_state(es.model)
         x = es.ask()
         es.tell(x, objective(x))
+        after = sampling_state(es.model)
+        if before is not None and after is not None and not es.restarts:
+            psa = psa.after_generation(before, after, es.n_selected)
+            tests.append(float(psa.path @ psa.path) / psa.gamma)  # type: ignore[operator]
         if es.step_size is not None and not es.restarts:
             ratio = meter.add(es.model.mean, es.step_size, effective_mu(es.n_selected))  # the next generation's mean
             if ratio is not None:
-                windows.append({"evaluations": es.evaluations, "best": es.best_f, "ratio": ratio})
+                windows.append({"evaluations": es.evaluations, "best": es.best_f, "ratio": ratio,
+                                "psa": float(np.median(tests)) if tests else math.nan})
+                tests = []
     end = "budget" if not es.restarts else es.restarts[0]["reason"]
     return {"windows": windows, "end": end, "evaluations": es.evaluations, "best": es.best_f}
 
@@ -104,16 +127,20 @@ def report(out: Path) -> str:
     lines = [f"# The drift ratio of the default's first run (n = {DIM})", "",
              "R = |m_t - m_(t-W)| / (sigma_W sqrt(n W / mu_eff)) over each window of W generations (about 1 under "
              "random selection), pooled over the seeds' windows: its 10th percentile, median and 90th percentile; "
+             "PSA's test |p|^2 / gamma (about 1 under random selection; PSA grows the population below 1.4), "
+             "the windows' medians pooled the same way; "
              "the errors at the end of each seed's first run (its first restart or the budget) and what ended it. "
              f"Regenerate: `{rerun}`.", "",
-             "| function | population | seeds | windows | R p10 | R median | R p90 | first run ended at (errors) | ended by |",
-             "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+             "| function | population | seeds | windows | R p10 | R median | R p90 | PSA p10 | PSA median | PSA p90 | first run ended at (errors) | ended by |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for (fname, population), rs in sorted(cells.items(), key=lambda kv: (order(kv[0][0]), kv[0][1])):
         ratios = [w["ratio"] for r in rs for w in r["windows"]]
         p10, p50, p90 = np.percentile(ratios, [10, 50, 90]) if ratios else (math.nan,) * 3
+        tests = [w["psa"] for r in rs for w in r["windows"] if math.isfinite(w["psa"])]
+        q10, q50, q90 = np.percentile(tests, [10, 50, 90]) if tests else (math.nan,) * 3
         errors = " ".join(f"{r['error']:.1e}" for r in sorted(rs, key=lambda r: r["seed"]))
         ends = ", ".join(sorted({"restart: " + r["end"].split(":")[0] if r["end"] != "budget" else "budget" for r in rs}))
-        lines.append(f"| {fname} | {population} | {len(rs)} | {len(ratios)} | {p10:.2f} | {p50:.2f} | {p90:.2f} | {errors} | {ends} |")
+        lines.append(f"| {fname} | {population} | {len(rs)} | {len(ratios)} | {p10:.2f} | {p50:.2f} | {p90:.2f} | {q10:.2f} | {q50:.2f} | {q90:.2f} | {errors} | {ends} |")
     return "\n".join(lines) + "\n"
 
 
