@@ -12,7 +12,8 @@ from edamcc.population_size import ALPHA, MAX_GROWTH, PopulationSize, expected_c
 from edamcc.step_size import effective_mu, shape_rates
 
 
-PSA = replace(VARIANTS["edamcc-sep-cc"], name="sep-cc-psa", population_adaptation=True)  # as benchmarks/peers.py's experiment
+PSA = replace(VARIANTS["edamcc-sep-cc"], name="sep-cc-psa", population_adaptation="psa")  # as benchmarks/peers.py's experiments
+PATH = replace(PSA, name="sep-cc-psa-path", population_adaptation="path")
 
 
 def _drive(state: PopulationSize, steps: np.ndarray, n: int, mu_eff: float) -> PopulationSize:
@@ -42,18 +43,30 @@ def test_a_non_finite_change_leaves_the_state_alone_and_sigma_grows_with_the_sel
     assert step_size_factor(10, 8, 8) == 1.0 and step_size_factor(10, 8, 16) > 1.0 > step_size_factor(10, 16, 8)
 
 
-def _noise_run(seed: int = 3) -> EDAMCCStrategy:
-    """A run of the PSA variant on values that carry no information: its population grows."""
-    es = EDAMCCStrategy(bounds=[(-1e6, 1e6)] * 20, variant=PSA, seed=seed, record_pairs=False)
+def test_the_path_rule_reads_at_the_step_size_paths_rate_and_leaves_sigma_alone():
+    mu_eff = effective_mu(8)
+    path = PopulationSize.start("path", 100, 17, 8)
+    assert path.rate == pytest.approx((mu_eff + 2.0) / (100 + mu_eff + 5.0)) and path.lam == 17.0 and path.smallest == 17
+    assert not path.corrects and path.step_size_factor(100, 8, 16) == 1.0
+    psa = PopulationSize.start("psa", 100, 17, 8)
+    assert psa.rate == 0.4 and psa.corrects and psa.step_size_factor(100, 8, 16) == step_size_factor(100, 8, 16)
+    with pytest.raises(ValueError, match="^population_adaptation: expected one of"):
+        PopulationSize.start("fast", 100, 17, 8)
+
+
+def _noise_run(seed: int = 3, variant=PSA, generations: int = 12) -> EDAMCCStrategy:
+    """A run with population size adaptation on values that carry no information: its population grows."""
+    es = EDAMCCStrategy(bounds=[(-1e6, 1e6)] * 20, variant=variant, seed=seed, record_pairs=False)
     values = np.random.default_rng(seed)
-    while es.generation < 12:
+    while es.generation < generations:
         x = es.ask()
         es.tell(x, values.random(len(x)))
     return es
 
 
-def test_a_run_on_noise_grows_its_population_without_a_restart_and_each_generation_has_its_size():
-    es = _noise_run()
+@pytest.mark.parametrize("variant", [PSA, PATH], ids=["psa", "path"])
+def test_a_run_on_noise_grows_its_population_without_a_restart_and_each_generation_has_its_size(variant):
+    es = _noise_run(variant=variant, generations=40)
     first = EDAMCCStrategy(bounds=[(-1.0, 1.0)] * 20, variant="edamcc-sep-cc").population_size
     assert es.restarts == [] and es.population_size > 2 * first
     assert es.ask().shape == (es.population_size, 20)  # the open generation: a block of the new size

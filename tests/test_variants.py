@@ -65,13 +65,14 @@ def test_a_custom_variant_is_checked_when_it_is_made():
         with pytest.raises(ValueError, match="^line_free_path: .*adaptive=True and scale='csa'"):
             replace(VARIANTS[base], line_free_path=True)
         with pytest.raises(ValueError, match="^population_adaptation: .*adaptive=True and scale='csa'"):
-            replace(VARIANTS[base], population_adaptation=True)
+            replace(VARIANTS[base], population_adaptation="path")
     with pytest.raises(ValueError, match="^active: expected True or False"):
         replace(VARIANTS["edamcc-csa"], active=1)
     with pytest.raises(ValueError, match="^line_free_path: expected True or False"):
         replace(VARIANTS["edamcc-sep-cc"], line_free_path="yes")
-    with pytest.raises(ValueError, match="^population_adaptation: expected True or False"):
-        replace(VARIANTS["edamcc-sep-cc"], population_adaptation=1)
+    for bad_rule in ("PSA", True, 1):
+        with pytest.raises(ValueError, match=r"^population_adaptation: expected one of \('psa', 'path'\) or None"):
+            replace(VARIANTS["edamcc-sep-cc"], population_adaptation=bad_rule)
     assert not any(v.population_adaptation for v in VARIANTS.values())  # an experiment (benchmarks/peers.py), not registered
     assert all(VARIANTS[name].active for name in ("edamcc-csa", "edamcc-tpa", "edamcc-sep-cc"))
     assert not replace(VARIANTS["edamcc-csa"], name="passive", active=False).active

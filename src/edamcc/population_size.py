@@ -1,4 +1,4 @@
-"""Population size adaptation within a run (``population_adaptation=True`` variants).
+"""Population size adaptation within a run (variants with ``population_adaptation``).
 
 PSA-CMA-ES (Nishida and Akimoto, "PSA-CMA-ES: CMA-ES with population size adaptation",
 GECCO 2018) grows the population where a generation's update of the distribution is mostly
@@ -15,32 +15,47 @@ by its expected length under random selection:
   variance 2 c_mu^2 / mu_eff, the rank-one term c_1 (p_c,i^2 - 1), of variance about 2 c_1^2);
 * p <- (1 - beta) p + sqrt(beta (2 - beta)) Delta / sqrt(E|Delta|^2), and
   gamma <- (1 - beta)^2 gamma + beta (2 - beta), the expected |p|^2 under random selection;
-* lambda <- lambda exp(beta (gamma - |p|^2 / alpha)), with PSA-CMA-ES's alpha = 1.4 and
-  beta = 0.4, kept between the run's first population and ``MAX_GROWTH`` times it; the
-  population is lambda rounded;
-* when the population changes, sigma is multiplied by sigma_hat(mu_eff') / sigma_hat(mu_eff),
-  sigma_hat(mu_eff) = n mu_eff / (n - 1 + mu_eff), the normalized step size that is best on
-  the sphere for weighted recombination of mu_eff rows, as PSA-CMA-ES corrects it.
+* lambda <- lambda exp(beta (gamma - |p|^2 / alpha)), with PSA-CMA-ES's alpha = 1.4, kept
+  between the run's first population and ``MAX_GROWTH`` times it; the population is lambda
+  rounded.
+
+Two rules (``population_adaptation=``):
+
+* ``"psa"``, PSA-CMA-ES's own: beta = 0.4, and when the population changes sigma is
+  multiplied by sigma_hat(mu_eff') / sigma_hat(mu_eff), sigma_hat(mu_eff) = n mu_eff /
+  (n - 1 + mu_eff), the normalized step size that is best on the sphere for weighted
+  recombination of mu_eff rows;
+* ``"path"``: beta = c_sigma = (mu_eff + 2) / (n + mu_eff + 5), the rate of the cumulative
+  step-size path (:class:`edamcc.step_size.StepSize`), for the run's first population, and
+  sigma left as it is: the test looks over the step-size path's horizon, about 1 / c_sigma
+  generations, and its rate is about a sixth of PSA-CMA-ES's at n = 100 (0.062 with 17 rows); the step
+  size adapts itself to the population it has.
+
+Measured (``benchmarks/drift_ratio.py``, the README's "Population size adaptation"): on the
+default's runs at fixed populations |p|^2 / gamma is below 1.4 under both rates at the
+default's population, on a converging sphere too, so both rules grow the population on every
+function; neither is a registered variant.
 
 The population changes at a generation's close: the next generation is a block of the new
-size (:meth:`edamcc.ledger.Ledger.resize`), sampled from the same model with the corrected
-step size. IPOP's restarts (:mod:`edamcc.restarts`) double the population the run had last.
+size (:meth:`edamcc.ledger.Ledger.resize`), sampled from the same model (with ``"psa"``'s
+corrected step size). IPOP's restarts (:mod:`edamcc.restarts`) double the population the run
+had last, and start the rule afresh from it.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .step_size import effective_mu, shape_rates, whiten
+from .variants import POPULATION_RULES
 
 ALPHA = 1.4  # PSA-CMA-ES's threshold on |p|^2 / gamma
-BETA = 0.4  # PSA-CMA-ES's rate, of the path and of log lambda alike
+BETA = 0.4  # PSA-CMA-ES's rate, of the path and of log lambda alike ("psa")
 MAX_GROWTH = 512  # the largest population is this times the run's first (the same as IPOP's 9 doublings)
 
 
@@ -61,12 +76,30 @@ def step_size_factor(n: int, selected: int, new_selected: int) -> float:
 
 @dataclass(frozen=True)
 class PopulationSize:
-    """The population size's state: lambda (real), the path p and its expected |p|^2, gamma."""
+    """The population size's state: lambda (real), the path p and its expected |p|^2, gamma;
+    ``rate`` is beta and ``corrects`` whether sigma follows a change of population."""
 
     lam: float
     smallest: int
+    rate: float = BETA
+    corrects: bool = True
     path: NDArray[np.float64] | None = None
     gamma: float = 0.0
+
+    @classmethod
+    def start(cls, rule: str, n: int, population_size: int, selected: int) -> PopulationSize:
+        """A run's first state under ``rule`` (:data:`edamcc.variants.POPULATION_RULES`), with ``population_size``
+        rows of which ``selected`` are selected."""
+        if rule == "psa":
+            return cls(float(population_size), population_size)
+        if rule != "path":
+            raise ValueError(f"population_adaptation: expected one of {POPULATION_RULES} or None; got {rule!r}")
+        mu_eff = effective_mu(selected)
+        return cls(float(population_size), population_size, (mu_eff + 2.0) / (n + mu_eff + 5.0), False)
+
+    def step_size_factor(self, n: int, selected: int, new_selected: int) -> float:
+        """What sigma is multiplied by when the selection changes from ``selected`` to ``new_selected`` rows."""
+        return step_size_factor(n, selected, new_selected) if self.corrects else 1.0
 
     @property
     def population_size(self) -> int:
@@ -93,9 +126,10 @@ class PopulationSize:
         delta = np.concatenate([mean_step, (ratio - 1.0) / math.sqrt(2.0)])
         if not np.all(np.isfinite(delta)):
             return self
-        scale = math.sqrt(BETA * (2.0 - BETA) / expected_change(n, mu_eff, c1, c_mu))
-        path = scale * delta if self.path is None else (1.0 - BETA) * self.path + scale * delta
-        gamma = (1.0 - BETA) ** 2 * self.gamma + BETA * (2.0 - BETA)
-        lam = self.lam * math.exp(BETA * (gamma - float(path @ path) / ALPHA))
+        beta = self.rate
+        scale = math.sqrt(beta * (2.0 - beta) / expected_change(n, mu_eff, c1, c_mu))
+        path = scale * delta if self.path is None else (1.0 - beta) * self.path + scale * delta
+        gamma = (1.0 - beta) ** 2 * self.gamma + beta * (2.0 - beta)
+        lam = self.lam * math.exp(beta * (gamma - float(path @ path) / ALPHA))
         lam = min(max(lam, float(self.smallest)), float(MAX_GROWTH * self.smallest))
-        return PopulationSize(lam, self.smallest, path, gamma)
+        return replace(self, lam=lam, path=path, gamma=gamma)

@@ -26,7 +26,7 @@ from .checks import is_int
 from .generation import ClosedGeneration, close_generation, start_adaptation
 from .ledger import Ledger, as_batch
 from .models import UniformModel
-from .population_size import PopulationSize, step_size_factor
+from .population_size import PopulationSize
 from .settings import DEFAULT_VARIANT, Settings, check_budget, check_seed, check_target
 from .restarts import MAX_RESTARTS, next_population_size, restart_reason
 from .stopping import Progress, no_progress_window
@@ -111,8 +111,7 @@ class EDAMCCStrategy:
         self._model: Any = UniformModel(self._lower, self._upper)  # what the open generation samples
         self._fit: Any = self._model  # the maximum-likelihood model behind it
         self._adaptation = start_adaptation(variant)
-        big_m = self._rules.population_size
-        self._population = PopulationSize(big_m, big_m) if variant.population_adaptation else None
+        self._population = self._start_population()
         self._restarts: list[dict[str, Any]] = []
         self._generations_before = 0  # generations closed before the last restart or change of population
         self._stuck: str | None = None  # why the self-adaptive variant stops: restarts exhausted
@@ -350,9 +349,13 @@ class EDAMCCStrategy:
         big_m = self._population.population_size
         if big_m != self.population_size:
             rules = self._rules.settings.resolve_population(self.dimension, big_m)
-            self._adaptation = self._adaptation.rescaled(step_size_factor(self.dimension, self.n_selected, rules.n_selected))  # type: ignore[union-attr]
+            self._adaptation = self._adaptation.rescaled(self._population.step_size_factor(self.dimension, self.n_selected, rules.n_selected))  # type: ignore[union-attr]
             self._model, self._rules, self._generations_before = self._adaptation.sampler, rules, self.generation
             self._ledger.resize(big_m)
+
+    def _start_population(self) -> PopulationSize | None:
+        rule = self.variant.population_adaptation
+        return None if rule is None else PopulationSize.start(rule, self.dimension, self.population_size, self.n_selected)
 
     def _maybe_restart(self) -> None:
         """IPOP (:mod:`edamcc.restarts`); once MAX_RESTARTS are used, the next reason stops the run."""
@@ -370,7 +373,7 @@ class EDAMCCStrategy:
         self._ledger.restart(big_m)
         self._model = self._fit = UniformModel(self._lower, self._upper)
         self._adaptation = start_adaptation(self.variant)
-        self._population = None if self._population is None else PopulationSize(big_m, big_m)
+        self._population = self._start_population()
         self._elite_x, self._elite_f = None, np.inf
         self._progress.restart()
 

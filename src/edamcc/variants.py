@@ -15,6 +15,7 @@ from .models import BLOCK_SCALINGS
 GROUPINGS = ("random", "greedy", "single", "none")
 SCALES = ("avs", "csa")
 RANK_ONE_PATHS = ("cma", "separable")
+POPULATION_RULES = ("psa", "path")  # edamcc.population_size's rules of population size adaptation
 TWO_POINT_FROM = 300  # pycma's TPA_dimension: two-point step size from n = 300 on, cumulative below
 
 
@@ -50,9 +51,11 @@ class Variant:
             the share of the two mean-shift samples, rescaled so that under random selection it
             is distributed as a step of the model's own samples
             (:meth:`edamcc.step_size.StepSize.path_step`).
-        population_adaptation: ``scale="csa"`` only: the population grows where a generation's
-            update is mostly noise and shrinks where updates agree, within a run (PSA-CMA-ES,
-            Nishida and Akimoto 2018; :mod:`edamcc.population_size`).
+        population_adaptation: ``scale="csa"`` only, None for none: the population grows where a
+            generation's update is mostly noise and shrinks where updates agree, within a run
+            (PSA-CMA-ES, Nishida and Akimoto 2018): ``"psa"``, PSA-CMA-ES's rate and step-size
+            correction, or ``"path"``, the step-size path's rate and no correction
+            (:mod:`edamcc.population_size`).
     """
 
     name: str
@@ -67,13 +70,13 @@ class Variant:
     rank_one_path: str = "cma"
     active: bool = False
     line_free_path: bool = False
-    population_adaptation: bool = False
+    population_adaptation: str | None = None
 
     def __post_init__(self) -> None:
         """A variant is checked when it is made, so that a custom one fails before any run."""
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name: expected a non-empty string; got {self.name!r}")
-        for field in ("identify_weak", "chain", "adaptive", "active", "line_free_path", "population_adaptation"):
+        for field in ("identify_weak", "chain", "adaptive", "active", "line_free_path"):
             if not isinstance(getattr(self, field), bool):
                 raise ValueError(f"{field}: expected True or False; got {getattr(self, field)!r}")
         for field, allowed in (("grouping", GROUPINGS), ("block_scaling", BLOCK_SCALINGS), ("scale", SCALES), ("rank_one_path", RANK_ONE_PATHS)):
@@ -94,8 +97,11 @@ class Variant:
             raise ValueError("active: the negative weights update the remembered shape of scale='csa', so it needs adaptive=True and scale='csa'")
         if self.line_free_path and not csa:
             raise ValueError("line_free_path: it changes the path of the step size of scale='csa', so it needs adaptive=True and scale='csa'")
-        if self.population_adaptation and not csa:
-            raise ValueError("population_adaptation: it reads and corrects the step size of scale='csa', so it needs adaptive=True and scale='csa'")
+        if self.population_adaptation is not None:
+            if self.population_adaptation not in POPULATION_RULES:
+                raise ValueError(f"population_adaptation: expected one of {POPULATION_RULES} or None; got {self.population_adaptation!r}")
+            if not csa:
+                raise ValueError("population_adaptation: it reads the step size's model of scale='csa', so it needs adaptive=True and scale='csa'")
 
     @property
     def uses_step_size(self) -> bool:
