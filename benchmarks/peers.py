@@ -34,19 +34,23 @@ from common import FUNCTIONS, RESULTS, ZERO, load_runs, paper_budget, run_missin
 from edamcc import VARIANTS, minimize
 from edamcc.benchmark_functions import get_function
 
-ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-sep-cc-psa", "edamcc-adaptive-learned", "edamcc-csa-learned", "edamcc-default",
+ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-adaptive-learned", "edamcc-csa-learned", "edamcc-default",
               "edamcc-budget-pop",
               "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma", "ng-emna", "ng-ngopt", "rpeda"]
 # The self-adaptive variants with SM's groups learned from |corr| (partition="learned") instead of random.
 LEARNED = {"edamcc-adaptive-learned": "edamcc-adaptive", "edamcc-csa-learned": "edamcc-csa"}
 # edamcc-tpa's two-point step size at every n, not only from n = 300 on (what the switch at 300 is measured against)
 TPA_EVERYWHERE = replace(VARIANTS["edamcc-tpa"], name="edamcc-tpa-all", two_point_from=1)
-# the default with population size adaptation within a run (PSA-CMA-ES's test; an experiment, not a registered variant)
-PSA = replace(VARIANTS["edamcc-sep-cc"], name="edamcc-sep-cc-psa", population_adaptation=True,
+# the default with population size adaptation within a run (experiments, not registered variants): PSA-CMA-ES's rule
+# (its rate 0.4 and step-size correction), and the test over the step-size path's horizon (rate c_sigma, no correction)
+PSA = replace(VARIANTS["edamcc-sep-cc"], name="edamcc-sep-cc-psa", population_adaptation="psa",
               description="edamcc-sep-cc whose population grows where a generation's update is mostly noise and shrinks where "
                           "updates agree, within a run (PSA-CMA-ES, Nishida and Akimoto 2018), with IPOP restarts")  # fmt: skip
+PSA_PATH = replace(PSA, name="edamcc-sep-cc-psa-path", population_adaptation="path",
+                   description="edamcc-sep-cc-psa with the rate of the step-size path (c_sigma) and no step-size correction")  # fmt: skip
+POPULATION_ADAPTIVE = {v.name: v for v in (PSA, PSA_PATH)}
 # run through minimize with their own defaults: the package's self-adaptive variants and the entries built on them
-SELF_ADAPTIVE = {name for name, v in VARIANTS.items() if v.adaptive} | {TPA_EVERYWHERE.name, PSA.name, "edamcc-default", "edamcc-budget-pop", *LEARNED}
+SELF_ADAPTIVE = {name for name, v in VARIANTS.items() if v.adaptive} | {TPA_EVERYWHERE.name, *POPULATION_ADAPTIVE, "edamcc-default", "edamcc-budget-pop", *LEARNED}
 EXPENSIVE_AT_500 = {"eeda", "emna-global", "cma"}  # O(n^2) per sample or O(n^3) per generation
 
 
@@ -67,8 +71,10 @@ def minimize_options(algorithm: str, dim: int | None = None, budget: int | None 
         return {"variant": BUDGET_POP_VARIANT, "population_size": budget_scaled_population(dim, budget)}
     if algorithm in LEARNED:
         return {"variant": LEARNED[algorithm], "partition": "learned"}
-    if algorithm in (TPA_EVERYWHERE.name, PSA.name):
-        return {"variant": TPA_EVERYWHERE if algorithm == TPA_EVERYWHERE.name else PSA}
+    if algorithm == TPA_EVERYWHERE.name:
+        return {"variant": TPA_EVERYWHERE}
+    if algorithm in POPULATION_ADAPTIVE:
+        return {"variant": POPULATION_ADAPTIVE[algorithm]}
     return {"variant": algorithm}
 
 
@@ -91,7 +97,7 @@ def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dic
     if algorithm in SELF_ADAPTIVE:
         res = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, record_pairs=False, **minimize_options(algorithm, dim, budget))
         best = res.fun
-        if algorithm == PSA.name:  # its population changes within a run: where it ended
+        if algorithm in POPULATION_ADAPTIVE:  # its population changes within a run: where it ended
             final_population = res.strategy.population_size
     elif algorithm in ("edamcc", "umdac", "eeda", "emna-global", "mimic"):
         m = 200 if algorithm == "edamcc" else 2000 if dim >= 500 or algorithm in ("umdac", "mimic") else 1000
