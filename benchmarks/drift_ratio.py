@@ -23,10 +23,12 @@ on R works only if R in the stall stays below R in the runs that still converge,
 population. Runs are cached per file under ``--out``.
 
 The same runs also follow the test of population size adaptation (PSA-CMA-ES, Nishida and
-Akimoto 2018; :mod:`edamcc.population_size`, the experiment ``edamcc-sep-cc-psa`` of ``peers.py``): |p|^2 / gamma,
-its path of the distribution's change per generation against the path's expected length under
-random selection (about 1 there). PSA grows the population while it is below alpha = 1.4 and
-shrinks it above; each window reports its median over the window's generations.
+Akimoto 2018; :mod:`edamcc.population_size`, the experiments ``edamcc-sep-cc-psa`` and
+``edamcc-sep-cc-psa-path`` of ``peers.py``): |p|^2 / gamma, its path of the distribution's
+change per generation against the path's expected length under random selection (about 1
+there), with PSA-CMA-ES's rate beta = 0.4 (rule ``"psa"``) and with the step-size path's rate
+c_sigma (rule ``"path"``). Both grow the population while it is below alpha = 1.4 and shrink
+it above; each window reports their medians over the window's generations.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from edamcc import EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
 from edamcc.models import FactorizedGaussian
 from edamcc.population_size import PopulationSize
+from edamcc.variants import POPULATION_RULES
 from edamcc.step_size import effective_mu
 from edamcc.stopping import no_progress_window
 
@@ -84,10 +87,12 @@ def sampling_state(model) -> SimpleNamespace | None:
 
 def first_run(objective, bounds, population: int, seed: int, budget: int) -> dict:
     """The default's first run (until its first restart or ``budget``): R of each window and
-    the median of PSA's |p|^2 / gamma over it, with the evaluations and best value at its end."""
+    the medians of |p|^2 / gamma of each rule of population size adaptation over it, with the
+    evaluations and best value at its end."""
     es = EDAMCCStrategy(bounds=bounds, population_size=population, seed=seed, budget=budget, record_pairs=False)
     meter = DriftMeter(no_progress_window(len(bounds), population))
-    psa, tests = PopulationSize(float(population), population), []  # the population stays: PSA only reads the run
+    rules = {rule: PopulationSize.start(rule, len(bounds), population, es.n_selected) for rule in POPULATION_RULES}
+    tests: dict[str, list[float]] = {rule: [] for rule in rules}  # the population stays: the rules only read the run
     windows = []
     while es.stop_reason is None and not es.restarts:
         before = sampling_state(es.model)
@@ -95,14 +100,15 @@ def first_run(objective, bounds, population: int, seed: int, budget: int) -> dic
         es.tell(x, objective(x))
         after = sampling_state(es.model)
         if before is not None and after is not None and not es.restarts:
-            psa = psa.after_generation(before, after, es.n_selected)
-            tests.append(float(psa.path @ psa.path) / psa.gamma)  # type: ignore[operator]
+            for rule, state in rules.items():
+                rules[rule] = state = state.after_generation(before, after, es.n_selected)
+                tests[rule].append(float(state.path @ state.path) / state.gamma)  # type: ignore[operator]
         if es.step_size is not None and not es.restarts:
             ratio = meter.add(es.model.mean, es.step_size, effective_mu(es.n_selected))  # the next generation's mean
             if ratio is not None:
-                windows.append({"evaluations": es.evaluations, "best": es.best_f, "ratio": ratio,
-                                "psa": float(np.median(tests)) if tests else math.nan})
-                tests = []
+                windows.append({"evaluations": es.evaluations, "best": es.best_f, "ratio": ratio}
+                               | {rule: float(np.median(t)) if t else math.nan for rule, t in tests.items()})
+                tests = {rule: [] for rule in rules}
     end = "budget" if not es.restarts else es.restarts[0]["reason"]
     return {"windows": windows, "end": end, "evaluations": es.evaluations, "best": es.best_f}
 
@@ -118,6 +124,14 @@ def run_one(job: tuple) -> dict:
             "end": r["end"], "evaluations": r["evaluations"], "error": float(f.error(r["best"])), "wall_seconds": time.perf_counter() - t}  # fmt: skip
 
 
+def _spread(values: list[float]) -> str:
+    """``median [p10, p90]``, or a dash without values."""
+    if not values:
+        return "–"
+    p10, p50, p90 = np.percentile(values, [10, 50, 90])
+    return f"{p50:.2f} [{p10:.2f}, {p90:.2f}]"
+
+
 def report(out: Path) -> str:
     cells = defaultdict(list)
     for r in load_runs(out / "runs"):
@@ -127,20 +141,20 @@ def report(out: Path) -> str:
     lines = [f"# The drift ratio of the default's first run (n = {DIM})", "",
              "R = |m_t - m_(t-W)| / (sigma_W sqrt(n W / mu_eff)) over each window of W generations (about 1 under "
              "random selection), pooled over the seeds' windows: its 10th percentile, median and 90th percentile; "
-             "PSA's test |p|^2 / gamma (about 1 under random selection; PSA grows the population below 1.4), "
-             "the windows' medians pooled the same way; "
+             "population size adaptation's test |p|^2 / gamma (about 1 under random selection; it grows the population "
+             "below 1.4) with PSA-CMA-ES's rate 0.4 (psa) and the step-size path's rate c_sigma (path): the median and "
+             "[10th, 90th percentiles] of the windows' medians; "
              "the errors at the end of each seed's first run (its first restart or the budget) and what ended it. "
              f"Regenerate: `{rerun}`.", "",
-             "| function | population | seeds | windows | R p10 | R median | R p90 | PSA p10 | PSA median | PSA p90 | first run ended at (errors) | ended by |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+             "| function | population | seeds | windows | R p10 | R median | R p90 | psa | path | first run ended at (errors) | ended by |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for (fname, population), rs in sorted(cells.items(), key=lambda kv: (order(kv[0][0]), kv[0][1])):
         ratios = [w["ratio"] for r in rs for w in r["windows"]]
         p10, p50, p90 = np.percentile(ratios, [10, 50, 90]) if ratios else (math.nan,) * 3
-        tests = [w["psa"] for r in rs for w in r["windows"] if math.isfinite(w["psa"])]
-        q10, q50, q90 = np.percentile(tests, [10, 50, 90]) if tests else (math.nan,) * 3
+        tests = {rule: _spread([w[rule] for r in rs for w in r["windows"] if math.isfinite(w[rule])]) for rule in POPULATION_RULES}
         errors = " ".join(f"{r['error']:.1e}" for r in sorted(rs, key=lambda r: r["seed"]))
         ends = ", ".join(sorted({"restart: " + r["end"].split(":")[0] if r["end"] != "budget" else "budget" for r in rs}))
-        lines.append(f"| {fname} | {population} | {len(rs)} | {len(ratios)} | {p10:.2f} | {p50:.2f} | {p90:.2f} | {q10:.2f} | {q50:.2f} | {q90:.2f} | {errors} | {ends} |")
+        lines.append(f"| {fname} | {population} | {len(rs)} | {len(ratios)} | {p10:.2f} | {p50:.2f} | {p90:.2f} | {tests['psa']} | {tests['path']} | {errors} | {ends} |")
     return "\n".join(lines) + "\n"
 
 

@@ -29,8 +29,8 @@ def test_random_selection_walks_and_a_slope_drifts():
     assert len(noise["windows"]) >= 5 and noise["end"] == "budget" == slope["end"]
     assert 0.6 < walk < 1.2  # selection at random: about a random walk's reach
     assert drift > 1.2 and drift > walk  # a slope: the mean goes somewhere
-    noise_psa = np.median([w["psa"] for w in noise["windows"]])
-    assert 0.6 < noise_psa < 1.3  # PSA's |p|^2 / gamma under random selection: about 1
+    for rule in ("psa", "path"):  # population size adaptation's |p|^2 / gamma under random selection: about 1
+        assert 0.6 < np.median([w[rule] for w in noise["windows"]]) < 1.3
 
 
 def test_a_run_ends_at_its_first_restart_and_reports_its_error():
@@ -44,8 +44,8 @@ def test_the_report_pools_the_windows_of_the_seeds(tmp_path):
     runs.mkdir()
     for seed, ratios, end in [(0, [1.0, 2.0], "budget"), (1, [3.0], "no progress: flat")]:
         run = {"function": "F3", "dim": 100, "population": 17, "seed": seed, "budget": 100000, "end": end, "evaluations": 100000,
-               "error": 30.0 + seed, "windows": [{"evaluations": 1, "error": 1.0, "ratio": r, "psa": r / 2} for r in ratios], "wall_seconds": 1.0}  # fmt: skip
+               "error": 30.0 + seed, "windows": [{"evaluations": 1, "error": 1.0, "ratio": r, "psa": r / 2, "path": r} for r in ratios], "wall_seconds": 1.0}  # fmt: skip
         (runs / f"F3__100__p17__b100000__s{seed}.json").write_text(json.dumps(run))
     text = drift_ratio.report(tmp_path)
-    assert "| F3 | 17 | 2 | 3 | 1.20 | 2.00 | 2.80 | 0.60 | 1.00 | 1.40 | 3.0e+01 3.1e+01 | budget, restart: no progress |" in text
+    assert "| F3 | 17 | 2 | 3 | 1.20 | 2.00 | 2.80 | 1.00 [0.60, 1.40] | 2.00 [1.20, 2.80] | 3.0e+01 3.1e+01 | budget, restart: no progress |" in text
     assert f"Regenerate: `python benchmarks/drift_ratio.py --out {tmp_path.resolve()}`." in text
