@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from coco.optimizers import BUDGET_POP_VARIANT, budget_scaled_population
+from coco.optimizers import BUDGET_POP_VARIANT, POPULATION_EXPERIMENTS, budget_scaled_population, population_variant
 from common import FUNCTIONS, RESULTS, ZERO, load_runs, paper_budget, run_missing, write_report
 from edamcc import VARIANTS, minimize
 from edamcc.benchmark_functions import get_function
@@ -43,12 +43,7 @@ LEARNED = {"edamcc-adaptive-learned": "edamcc-adaptive", "edamcc-csa-learned": "
 TPA_EVERYWHERE = replace(VARIANTS["edamcc-tpa"], name="edamcc-tpa-all", two_point_from=1)
 # the default with population size adaptation within a run (experiments, not registered variants): PSA-CMA-ES's rule
 # (its rate 0.4 and step-size correction), and the test over the step-size path's horizon (rate c_sigma, no correction)
-PSA = replace(VARIANTS["edamcc-sep-cc"], name="edamcc-sep-cc-psa", population_adaptation="psa",
-              description="edamcc-sep-cc whose population grows where a generation's update is mostly noise and shrinks where "
-                          "updates agree, within a run (PSA-CMA-ES, Nishida and Akimoto 2018), with IPOP restarts")  # fmt: skip
-PSA_PATH = replace(PSA, name="edamcc-sep-cc-psa-path", population_adaptation="path",
-                   description="edamcc-sep-cc-psa with the rate of the step-size path (c_sigma) and no step-size correction")  # fmt: skip
-POPULATION_ADAPTIVE = {v.name: v for v in (PSA, PSA_PATH)}
+POPULATION_ADAPTIVE = {name: population_variant(name) for name in POPULATION_EXPERIMENTS}
 # run through minimize with their own defaults: the package's self-adaptive variants and the entries built on them
 SELF_ADAPTIVE = {name for name, v in VARIANTS.items() if v.adaptive} | {TPA_EVERYWHERE.name, *POPULATION_ADAPTIVE, "edamcc-default", "edamcc-budget-pop", *LEARNED}
 EXPENSIVE_AT_500 = {"eeda", "emna-global", "cma"}  # O(n^2) per sample or O(n^3) per generation

@@ -112,6 +112,30 @@ def edamcc_sep_cc_lf(problem, lower, upper, budget, seed):
     _edamcc(problem, lower, upper, budget, seed, variant="edamcc-sep-cc-lf", repair="none")
 
 
+# The population size adaptation experiments (edamcc.population_size): the default with each rule
+# of population_adaptation, built here (not registered variants of the package) for this runner and peers.py.
+POPULATION_EXPERIMENTS = {"edamcc-sep-cc-psa": "psa", "edamcc-sep-cc-psa-path": "path"}
+
+
+def population_variant(name: str):
+    """The variant of a population size adaptation experiment: ``edamcc-sep-cc`` with that rule."""
+    from dataclasses import replace
+
+    from edamcc import VARIANTS
+
+    rule = POPULATION_EXPERIMENTS[name]
+    how = "PSA-CMA-ES's rate 0.4 and step-size correction" if rule == "psa" else "the step-size path's rate c_sigma, no step-size correction"
+    return replace(VARIANTS["edamcc-sep-cc"], name=name, population_adaptation=rule,
+                   description=f"edamcc-sep-cc whose population grows where a generation's update is mostly noise and shrinks where updates "
+                               f"agree, within a run (PSA-CMA-ES, Nishida and Akimoto 2018; {how}), with IPOP restarts")  # fmt: skip
+
+
+@register("edamcc-sep-cc-psa-path", "edamcc", "edamcc.minimize, edamcc-sep-cc with population size adaptation at the step-size path's "
+          "rate (population_variant; an experiment, not a registered variant), repair='none' as edamcc-default")
+def edamcc_psa_path(problem, lower, upper, budget, seed):
+    _edamcc(problem, lower, upper, budget, seed, variant=population_variant("edamcc-sep-cc-psa-path"), repair="none")
+
+
 @register("edamcc-tolfun-1e-13", "edamcc", "edamcc.minimize with its defaults and repair='none' as edamcc-default, its restart test on "
           f"flat values (RESTART_TOL_FUN) at {LOW_RESTART_TOL_FUN:g} instead of 1e-11 (an experiment, not the package's rule)")
 def edamcc_tolfun_low(problem, lower, upper, budget, seed):
