@@ -24,9 +24,9 @@ population. Runs are cached per file under ``--out``.
 
 The same runs also follow the test of population size adaptation (PSA-CMA-ES, Nishida and
 Akimoto 2018; :mod:`edamcc.population_size`, the experiments ``edamcc-sep-cc-psa`` and
-``edamcc-sep-cc-psa-path`` of ``peers.py``): |p|^2 / gamma, its path of the distribution's
-change per generation against the path's expected length under random selection (about 1
-there), with PSA-CMA-ES's rate beta = 0.4 (rule ``"psa"``) and with the step-size path's rate
+``edamcc-sep-cc-psa-path`` of ``peers.py`` and the COCO runner): |p|^2 / gamma, its path of
+the distribution's change per generation against the path's expected length under random
+selection (about 1 there), with PSA-CMA-ES's rate beta = 0.4 (rule ``"psa"``) and with the step-size path's rate
 c_sigma (rule ``"path"``). Both grow the population while it is below alpha = 1.4 and shrink
 it above; each window reports their medians over the window's generations.
 """
@@ -47,9 +47,9 @@ from edamcc import EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
 from edamcc.models import FactorizedGaussian
 from edamcc.population_size import PopulationSize
-from edamcc.variants import POPULATION_RULES
 from edamcc.step_size import effective_mu
 from edamcc.stopping import no_progress_window
+from edamcc.variants import POPULATION_RULES
 
 DIM = 100
 OUT = RESULTS / "drift_ratio"
