@@ -136,8 +136,7 @@ class EDAMCCSampler(BaseSampler):
         if repair == "none":
             raise ValueError("repair: expected 'clip' or 'reflect' (an Optuna box is always bounded); got 'none'")
         if self._settings.variant.population_adaptation:  # blocks are fixed by trial numbers and one M
-            raise ValueError(f"variant: {self._settings.variant.name!r} changes its population within a run, which the sampler's "
-                             "fixed blocks of trial numbers cannot follow; expected a variant with a fixed population")
+            raise ValueError(f"variant: {self._settings.variant.name!r} changes its population within a run, which the sampler's fixed blocks of trial numbers cannot follow; expected a variant with a fixed population")  # fmt: skip
         if seed is not None:  # the package's seed check, for the integers a study can store
             try:
                 checked = check_seed(seed)

@@ -38,7 +38,6 @@ import math
 import time
 from collections import defaultdict
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 from common import FUNCTIONS, RESULTS, load_runs, run_missing, shown_path, write_report
@@ -79,10 +78,10 @@ class DriftMeter:
         return ratio
 
 
-def sampling_state(model) -> SimpleNamespace | None:
+def sampling_gaussian(model) -> FactorizedGaussian | None:
     """The Gaussian a generation samples (inside the mean-shift wrapper), as PSA reads it; None for the uniform box."""
     gaussian = getattr(model, "model", model)
-    return SimpleNamespace(model=gaussian) if isinstance(gaussian, FactorizedGaussian) else None
+    return gaussian if isinstance(gaussian, FactorizedGaussian) else None
 
 
 def first_run(objective, bounds, population: int, seed: int, budget: int) -> dict:
@@ -95,10 +94,10 @@ def first_run(objective, bounds, population: int, seed: int, budget: int) -> dic
     tests: dict[str, list[float]] = {rule: [] for rule in rules}  # the population stays: the rules only read the run
     windows = []
     while es.stop_reason is None and not es.restarts:
-        before = sampling_state(es.model)
+        before = sampling_gaussian(es.model)
         x = es.ask()
         es.tell(x, objective(x))
-        after = sampling_state(es.model)
+        after = sampling_gaussian(es.model)
         if before is not None and after is not None and not es.restarts:
             for rule, state in rules.items():
                 rules[rule] = state = state.after_generation(before, after, es.n_selected)

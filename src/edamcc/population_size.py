@@ -46,11 +46,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .models import FactorizedGaussian
 from .step_size import effective_mu, shape_rates, whiten
 from .variants import POPULATION_RULES
 
@@ -106,15 +106,15 @@ class PopulationSize:
         """The population the next generation has: lambda rounded, within the run's bounds."""
         return int(min(max(round(self.lam), self.smallest), MAX_GROWTH * self.smallest))
 
-    def after_generation(self, before: Any, after: Any, selected: int) -> PopulationSize:
-        """The state after a generation that took the step-size state ``before`` to ``after``
-        (:class:`edamcc.step_size.StepSize`) with ``selected`` rows; unchanged while either has
-        no model yet or the generation fitted nothing."""
-        if before.model is None or after.model is None or after.model is before.model:
+    def after_generation(self, model: FactorizedGaussian | None, new_model: FactorizedGaussian | None, selected: int) -> PopulationSize:
+        """The state after a generation, sampled from ``model`` with ``selected`` rows selected,
+        that led to ``new_model`` (the step-size state's models, :class:`edamcc.step_size.StepSize`);
+        unchanged while either is None (no fit yet) or the generation fitted nothing (the same model)."""
+        if model is None or new_model is None or new_model is model:
             return self
         mu_eff = effective_mu(selected)
-        step = whiten(before.model, after.model.mean - before.model.mean)
-        return self.update(step, before.model.stds() ** 2, after.model.stds() ** 2, mu_eff, *shape_rates(step.size, mu_eff))
+        step = whiten(model, new_model.mean - model.mean)
+        return self.update(step, model.stds() ** 2, new_model.stds() ** 2, mu_eff, *shape_rates(step.size, mu_eff))
 
     def update(self, mean_step: NDArray[np.float64], variances: NDArray[np.float64], new_variances: NDArray[np.float64],
                mu_eff: float, c1: float, c_mu: float) -> PopulationSize:  # fmt: skip

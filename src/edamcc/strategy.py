@@ -345,7 +345,7 @@ class EDAMCCStrategy:
 
     def _adapt_population(self, before: Any) -> None:
         """PSA (:mod:`edamcc.population_size`): the next generation's size, and sigma corrected for it."""
-        self._population = self._population.after_generation(before, self._adaptation, self.n_selected)  # type: ignore[union-attr]
+        self._population = self._population.after_generation(before.model, self._adaptation.model, self.n_selected)  # type: ignore[union-attr]
         big_m = self._population.population_size
         if big_m != self.population_size:
             rules = self._rules.settings.resolve_population(self.dimension, big_m)
