@@ -142,9 +142,9 @@ def test_a_csa_or_tpa_run_resumes_bit_identically_after_pickle(variant):
         np.testing.assert_array_equal(a, b)
         es.tell(a, sphere(a))
         twin.tell(b, sphere(b))
-    assert es.step_size == twin.step_size and es._adaptation.tpa == twin._adaptation.tpa
-    assert twin._adaptation.rank_one_path == es._adaptation.rank_one_path == es.variant.rank_one_path
-    assert twin._adaptation.active is es._adaptation.active is es.variant.active is True
+    assert es.step_size == twin.step_size and es._run.adaptation.tpa == twin._run.adaptation.tpa
+    assert twin._run.adaptation.rank_one_path == es._run.adaptation.rank_one_path == es.variant.rank_one_path
+    assert twin._run.adaptation.active is es._run.adaptation.active is es.variant.active is True
 
 
 def test_csa_defaults_follow_the_one_population_rule():
@@ -198,8 +198,8 @@ def test_a_run_starts_from_its_boxs_shape_and_again_after_a_restart():
     while len(firsts) < 2 and es.generation < 5000:
         x = es.ask()
         es.tell(x, np.sum(x**2, axis=1))
-        if es._adaptation.model is not None and es._adaptation.generations == 0:  # just after a run's first fit
-            firsts.append(es._adaptation.shape)
+        if es._run.adaptation.model is not None and es._run.adaptation.generations == 0:  # just after a run's first fit
+            firsts.append(es._run.adaptation.shape)
     assert len(firsts) == 2 and len(es.restarts) == 1
     for shape in firsts:
         np.testing.assert_allclose(shape, box_shape, rtol=1e-12)
@@ -321,7 +321,7 @@ def test_edamcc_tpa_is_edamcc_csa_below_300_variables_and_two_point_from_300_on(
 def test_the_two_point_step_size_grows_on_a_linear_slope_and_shrinks_on_the_sphere():
     es, sigmas = _run(lambda x: x[:, 0], 10, 40, repair="none", variant=TPA_EVERYWHERE)
     assert sigmas[-1] > 3 * sigmas[10]
-    assert es._adaptation.tpa > 0  # the point ahead ranked better, generation after generation
+    assert es._run.adaptation.tpa > 0  # the point ahead ranked better, generation after generation
     es, sigmas = _run(lambda x: np.sum(x**2, axis=1), 10, 250, repair="none", variant=TPA_EVERYWHERE)
     assert es.best_f < 1e-8
     assert min(s for s in sigmas[5:] if s is not None) < 1e-3 * sigmas[5]
@@ -330,7 +330,7 @@ def test_the_two_point_step_size_grows_on_a_linear_slope_and_shrinks_on_the_sphe
 def _tpa_state(n=6):
     """An edamcc-tpa state with a mean-shift line, and the rows its sampler draws."""
     es, _ = _run(lambda x: np.sum(x**2, axis=1), n, 4, repair="none", variant=TPA_EVERYWHERE)
-    state = es._adaptation
+    state = es._run.adaptation
     assert state.two_point_from == 1 and state.line is not None
     rows = state.sampler.sample(np.random.default_rng(0), 9, 0)
     return state, rows
@@ -528,7 +528,7 @@ def test_the_line_free_path_is_edamcc_sep_cc_at_first_and_does_not_stall_on_a_ma
 
 def test_rescaled_multiplies_the_step_size_the_model_and_the_line_alike():
     es, _ = _run(lambda x: np.sum(x**2, axis=1), 12, 6, variant="edamcc-sep-cc")
-    state = es._adaptation
+    state = es._run.adaptation
     scaled = state.rescaled(1.5)
     assert scaled.sigma == pytest.approx(1.5 * state.sigma) and scaled.best_f == state.best_f
     np.testing.assert_allclose(scaled.model.stds(), 1.5 * state.model.stds())

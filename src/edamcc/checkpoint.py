@@ -22,7 +22,7 @@ from .evaluation import Failure
 from .settings import check_seconds
 from .strategy import EDAMCCStrategy
 
-FORMAT = 2  # 2: the fingerprint compares resolved settings and generator states
+FORMAT = 3  # 2: the fingerprint compares resolved settings and generator states; 3: a run's state is a Run
 
 
 def fingerprint(strategy: EDAMCCStrategy, seed: Any, options: dict[str, Any]) -> dict[str, Any]:

@@ -10,8 +10,9 @@ One generation is the paper's Fig. 6:
 
 The first generation is M uniform points in the box. Which rows make a generation, and what
 closing one means, is the rule of :mod:`edamcc.generation`; the asked/told bookkeeping is
-:mod:`edamcc.ledger`'s. The whole next generation is sampled when the current one closes, so
-the order and grouping of ``tell`` calls never change the trajectory; only the seed does.
+:mod:`edamcc.ledger`'s; the state that a restart begins afresh is a :class:`edamcc.run.Run`.
+The whole next generation is sampled when the current one closes, so the order and grouping
+of ``tell`` calls never change the trajectory; only the seed does.
 """
 
 from __future__ import annotations
@@ -23,13 +24,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from .bounds import parse_bounds, repair
 from .checks import is_int
-from .generation import ClosedGeneration, close_generation, start_adaptation
+from .generation import FittedGeneration
 from .ledger import Ledger, as_batch
-from .models import UniformModel
-from .population_size import PopulationSize
+from .restarts import MAX_RESTARTS, next_population_size
+from .run import Run
 from .settings import DEFAULT_VARIANT, Settings, check_budget, check_seed, check_target
-from .restarts import MAX_RESTARTS, next_population_size, restart_reason
-from .stopping import Progress, no_progress_window
 from .structure_record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord, check_every
 from .variants import Variant
 
@@ -92,7 +91,7 @@ class EDAMCCStrategy:
         n = self._lower.size
         settings = Settings(population_size, selection_ratio, m_corr, theta, c, variant, repair, partition)
         self._budget = check_budget(budget)
-        self._rules = settings.resolve(n, self._budget)
+        rules = settings.resolve(n, self._budget)
         self._target = check_target(target)
         seed = check_seed(seed)
         if record_pairs == "auto":
@@ -100,36 +99,30 @@ class EDAMCCStrategy:
         elif not isinstance(record_pairs, bool):
             raise ValueError(f"record_pairs: expected True, False or 'auto'; got {record_pairs!r}")
         check_every(record_every)  # also when nothing is recorded
-        variant = self._rules.variant
+        variant = rules.variant
         self._record = (
             StructureRecord(n, every=record_every, pairs=bool(record_pairs) and variant.identify_weak)
             if record_structure
             else None
         )
         self._rng = np.random.default_rng(seed)
-        self._ledger = Ledger(n, self._rules.population_size)
-        self._model: Any = UniformModel(self._lower, self._upper)  # what the open generation samples
-        self._fit: Any = self._model  # the maximum-likelihood model behind it
-        self._adaptation = start_adaptation(variant)
-        self._population = self._start_population()
+        self._ledger = Ledger(n, rules.population_size)
+        self._run = Run(rules, self._lower, self._upper)  # the current run: rules, models, scale, elite, progress
         self._restarts: list[dict[str, Any]] = []
         self._generations_before = 0  # generations closed before the last restart or change of population
         self._stuck: str | None = None  # why the self-adaptive variant stops: restarts exhausted
-        self._elite_x: NDArray[np.float64] | None = None  # the elite kept by the closed generations
-        self._elite_f = np.inf
         self._best_x: NDArray[np.float64] | None = None  # the best of everything told
         self._best_f = np.inf
         self._nfev = 0
-        self._progress = Progress()  # what the stopping criteria read, since the last restart
         self._weak_mask: NDArray[np.bool_] | None = None
         self._partition: list[NDArray[np.intp]] = []
-        self._ledger.fill(self._model.sample(self._rng, self._ledger.free_slots()))
+        self._ledger.fill(self._run.model.sample(self._rng, self._ledger.free_slots()))
 
     # ------------------------------------------------------------------ read-only state
     @property
     def settings(self) -> Settings:
         """The algorithm's parameters as given (``population_size`` None if it followed the budget)."""
-        return self._rules.settings
+        return self._run.rules.settings
 
     dimension = property(lambda self: int(self._lower.size), doc="n, the number of variables.")
 
@@ -137,17 +130,17 @@ class EDAMCCStrategy:
     def population_size(self) -> int:
         """M: the elite plus M - 1 new candidates per generation (M candidates in the first); the current
         run's, which restarts (and ``population_adaptation``) change."""
-        return self._rules.population_size
+        return self._run.rules.population_size
 
     @property
     def n_selected(self) -> int:
         """m = floor(tau * M)."""
-        return self._rules.n_selected
+        return self._run.rules.n_selected
 
-    m_corr = property(lambda self: self._rules.m_corr, doc="Rows for WI's correlations.")
-    theta = property(lambda self: self._rules.theta, doc="WI's threshold (a number, also for theta='auto').")
-    c = property(lambda self: self._rules.c, doc="SM's subspace capacity.")
-    variant = property(lambda self: self._rules.variant, doc="The algorithm (:class:`edamcc.Variant`).")
+    m_corr = property(lambda self: self._run.rules.m_corr, doc="Rows for WI's correlations.")
+    theta = property(lambda self: self._run.rules.theta, doc="WI's threshold (a number, also for theta='auto').")
+    c = property(lambda self: self._run.rules.c, doc="SM's subspace capacity.")
+    variant = property(lambda self: self._run.rules.variant, doc="The algorithm (:class:`edamcc.Variant`).")
 
     @property
     def bounds(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -171,12 +164,12 @@ class EDAMCCStrategy:
     @property
     def multiplier(self) -> float | None:
         """AMaLGaM's variance multiplier of ``edamcc-adaptive`` (None for the other variants)."""
-        return None if self._adaptation is None else self._adaptation.multiplier
+        return None if self._run.adaptation is None else self._run.adaptation.multiplier
 
     @property
     def step_size(self) -> float | None:
         """The step size sigma of the ``scale="csa"`` variants, the default among them (None for the others and before its first fit)."""
-        return getattr(self._adaptation, "sigma", None)
+        return getattr(self._run.adaptation, "sigma", None)
 
     @property
     def evaluations(self) -> int:
@@ -211,7 +204,7 @@ class EDAMCCStrategy:
     @property
     def model(self) -> Any:
         """The model the current generation was sampled from (read it, do not change it)."""
-        return self._model
+        return self._run.model
 
     @property
     def structure(self) -> StructureRecord | None:
@@ -314,53 +307,32 @@ class EDAMCCStrategy:
     def stop_reason(self) -> str | None:
         """Why :meth:`should_stop` is true, or None (:mod:`edamcc.stopping`); the self-adaptive
         variant restarts instead (:mod:`edamcc.restarts`) until its restarts run out."""
-        reason = self._run_stop_reason()
-        if self._adaptation is None or (reason is not None and reason.startswith(("budget", "target"))):
+        reason = self._run.stop_reason(evaluations=self._nfev, budget=self._budget, best_f=self._best_f, target=self._target)
+        if self._run.adaptation is None or (reason is not None and reason.startswith(("budget", "target"))):
             return reason
         return self._stuck  # a stuck run restarts instead, and stops once MAX_RESTARTS restarts are used
-
-    def _run_stop_reason(self) -> str | None:
-        return self._progress.reason(evaluations=self._nfev, budget=self._budget, best_f=self._best_f, target=self._target,
-                                     max_std=self._model.max_std, window=no_progress_window(self.dimension, self.population_size))  # fmt: skip
 
     # ------------------------------------------------------------------ the generation (Fig. 6)
     def _close_ready_generations(self) -> None:
         while self._ledger.open_complete():
             rows, values = self._ledger.pop_open()
-            if self._stuck is None:
+            run = self._run
+            if self._stuck is None:  # else stopped for good: the last model stays (asking on never shrinks it to underflow)
                 pairs = None if self._record is None else self._record.pair_counts
-                closed = close_generation(  # steps 1-3
-                    self._elite_x, self._elite_f, rows, values, self._rules, self._rng, pair_counts=pairs,
-                    adaptation=self._adaptation, fit_before=self._fit,
-                )  # fmt: skip
-                before = self._adaptation
-                self._adopt(closed)
-                if self._population is not None:
-                    self._adapt_population(before)
-            # else stopped for good: the last model stays (asking on never shrinks it to underflow)
-            self._progress.add(self._best_f, values)
-            if self._adaptation is not None and self._stuck is None:
+                fitted, big_m = run.close(rows, values, self._rng, pairs)  # steps 1-3
+                if fitted is not None:  # fewer than two finite values carry no spread: the model stays
+                    self._adopt(fitted)
+                if big_m is not None:  # population size adaptation: the next block has big_m rows
+                    self._generations_before = self.generation
+                    self._ledger.resize(big_m)
+            run.progress.add(self._best_f, values)
+            if run.adaptation is not None and self._stuck is None:
                 self._maybe_restart()
             self._ledger.fill(self._sample(self._ledger.free_slots(), self._ledger.next_position()))  # step 4
 
-    def _adapt_population(self, before: Any) -> None:
-        """PSA (:mod:`edamcc.population_size`): the next generation's size, and sigma corrected for it."""
-        self._population = self._population.after_generation(before.model, self._adaptation.model, self.n_selected)  # type: ignore[union-attr]
-        big_m = self._population.population_size
-        if big_m != self.population_size:
-            rules = self._rules.settings.resolve_population(self.dimension, big_m)
-            self._adaptation = self._adaptation.rescaled(self._population.step_size_factor(self.dimension, self.n_selected, rules.n_selected))  # type: ignore[union-attr]
-            self._model, self._rules, self._generations_before = self._adaptation.sampler, rules, self.generation
-            self._ledger.resize(big_m)
-
-    def _start_population(self) -> PopulationSize | None:
-        rule = self.variant.population_adaptation
-        return None if rule is None else PopulationSize.start(rule, self.dimension, self.population_size, self.n_selected)
-
     def _maybe_restart(self) -> None:
         """IPOP (:mod:`edamcc.restarts`); once MAX_RESTARTS are used, the next reason stops the run."""
-        tolfun = (self._progress, no_progress_window(self.dimension, self.population_size)) if self.variant.uses_step_size else ()
-        reason = restart_reason(self._model, self._adaptation.multiplier, self._lower, self._upper, *tolfun)  # type: ignore[union-attr]
+        reason = self._run.restart_reason()
         if reason is None:
             return
         if len(self._restarts) >= MAX_RESTARTS:
@@ -369,24 +341,11 @@ class EDAMCCStrategy:
         big_m = next_population_size(self.population_size)
         self._restarts.append({"generation": self.generation, "evaluations": self._nfev, "reason": reason, "population_size": big_m})
         self._generations_before = self.generation
-        self._rules = self._rules.settings.resolve_population(self.dimension, big_m)
         self._ledger.restart(big_m)
-        self._model = self._fit = UniformModel(self._lower, self._upper)
-        self._adaptation = start_adaptation(self.variant)
-        self._population = self._start_population()
-        self._elite_x, self._elite_f = None, np.inf
-        self._progress.restart()
+        self._run = Run(self._run.rules.settings.resolve_population(self.dimension, big_m), self._lower, self._upper)
 
-    def _adopt(self, closed: ClosedGeneration) -> None:
-        """Keep the closed generation's elite, model and structure."""
-        self._elite_x, self._elite_f = closed.elite_x, closed.elite_f
-        self._adaptation = closed.adaptation
-        if closed.model is not None:
-            self._model = closed.model
-        fitted = closed.fitted
-        if fitted is None:  # fewer than two finite values carry no spread: the model stays
-            return
-        self._fit = fitted.model
+    def _adopt(self, fitted: FittedGeneration) -> None:
+        """Keep the closed generation's structure: W, the groups and the record."""
         self._partition = fitted.partition
         if fitted.weak is not None:
             self._weak_mask = fitted.weak
@@ -399,8 +358,8 @@ class EDAMCCStrategy:
             self._weak_mask = weak
 
     def _sample(self, k: int, first: int | None = None) -> NDArray[np.float64]:
-        x = self._model.sample(self._rng, k, first)
-        repair(x, self._lower, self._upper, self._rules.repair)
+        x = self._run.model.sample(self._rng, k, first)
+        repair(x, self._lower, self._upper, self._run.rules.repair)
         return x
 
     def _note_best(self, x: NDArray[np.float64], f: NDArray[np.float64]) -> None:
