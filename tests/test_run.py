@@ -1,12 +1,15 @@
 """One run between restarts (edamcc.run)."""
 
+import copy
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from edamcc import VARIANTS, Settings
+from edamcc.generation import close_generation
 from edamcc.models import FactorizedGaussian, UniformModel
+from edamcc.population_size import step_size_factor
 from edamcc.run import Run
 from edamcc.step_size import StepSize
 
@@ -59,13 +62,19 @@ def test_a_population_rule_on_noise_changes_the_rules_and_the_step_size_together
     run, rng = _run(variant), np.random.default_rng(2)
     first = run.rules.population_size
     for _ in range(60):
-        sigma = run.adaptation.sigma
-        _, (_, resized) = _close(run, rng, rng.random(run.rules.population_size))  # values that ignore the rows
+        rows = run.model.sample(rng, run.rules.population_size, 0)
+        values = rng.random(rows.shape[0])  # values that ignore the rows: noise
+        twin, twin_rng = copy.deepcopy(run), copy.deepcopy(rng)
+        twin.population = None  # the same generation without the population rule
+        selected = run.rules.n_selected
+        _, resized = run.close(rows, values, rng, None)
+        twin.close(rows, values, twin_rng, None)
         if resized is not None:
             break
     assert resized is not None and resized > first
     assert run.rules.population_size == resized and run.rules.n_selected == resized // 2
-    assert run.adaptation.sigma != sigma  # "psa" corrects sigma for the larger selection
+    factor = step_size_factor(N, selected, run.rules.n_selected)  # "psa" corrects sigma for the larger selection
+    assert factor > 1.0 and run.adaptation.sigma == pytest.approx(twin.adaptation.sigma * factor, rel=1e-12)
     assert run.model.model is run.adaptation.model  # the rescaled model, with its mean-shift samples
     np.testing.assert_array_equal(run.model.line, run.adaptation.line)
 
@@ -76,21 +85,30 @@ def test_restart_and_stop_reasons_read_the_runs_model_and_progress():
     assert run.stop_reason(evaluations=5, budget=5, best_f=1.0, target=None).startswith("budget")
     assert run.stop_reason(evaluations=5, budget=None, best_f=1.0, target=2.0).startswith("target")
     assert run.stop_reason(evaluations=5, budget=None, best_f=1.0, target=None) is None
-    for _ in range(run.window):  # flat values, a best that does not move: pycma's tolfun
-        run.progress.add(1.0, np.ones(4))
+    for _ in range(run.window - 1):  # a best that does not move, generations that still spread
+        run.progress.add(1.0, np.array([1.0, 2.0]))
+    assert run.restart_reason() is None and run.stop_reason(evaluations=5, budget=None, best_f=1.0, target=None) is None
+    run.progress.add(1.0, np.ones(4))  # and then a flat one: pycma's tolfun over the whole window
     assert run.restart_reason().startswith("no progress")
+    assert run.stop_reason(evaluations=5, budget=None, best_f=1.0, target=None).startswith("no progress")
     adaptive = _run("edamcc-adaptive")  # no step size: no tolfun, its own tests only
     for _ in range(adaptive.window):
         adaptive.progress.add(1.0, np.ones(4))
     assert adaptive.restart_reason() is None
 
 
-@pytest.mark.parametrize("variant", ["edamcc", "edamcc-sep-cc"])
-def test_two_runs_with_the_same_generator_close_the_same_generations(variant):
-    a, b = _run(variant), _run(variant)
-    rng_a, rng_b = np.random.default_rng(4), np.random.default_rng(4)
+@pytest.mark.parametrize("variant", ["edamcc", "edamcc-adaptive", "edamcc-sep-cc"])
+def test_close_is_the_generation_rule_on_the_runs_state(variant):
+    run, rng = _run(variant), np.random.default_rng(4)
     for _ in range(5):
-        rows_a, _ = _close(a, rng_a)
-        rows_b, _ = _close(b, rng_b)
-        np.testing.assert_array_equal(rows_a, rows_b)
-    np.testing.assert_array_equal(a.elite_x, b.elite_x)
+        rows = run.model.sample(rng, run.rules.population_size, 0)
+        values = np.sum(rows**2, axis=1)
+        expected = close_generation(run.elite_x, run.elite_f, rows, values, run.rules, copy.deepcopy(rng), adaptation=run.adaptation,
+                                    fit_before=run.fit)  # fmt: skip
+        fitted, _ = run.close(rows, values, rng, None)
+        np.testing.assert_array_equal(run.elite_x, expected.elite_x)
+        np.testing.assert_array_equal(fitted.model.mean, expected.fitted.model.mean)
+        np.testing.assert_array_equal(fitted.weak, expected.fitted.weak)
+        np.testing.assert_array_equal(run.model.sample(copy.deepcopy(rng), 3), expected.model.sample(copy.deepcopy(rng), 3))
+        assert getattr(run.adaptation, "sigma", None) == getattr(expected.adaptation, "sigma", None)
+        assert getattr(run.adaptation, "multiplier", None) == getattr(expected.adaptation, "multiplier", None)

@@ -1,9 +1,10 @@
 """One run of a strategy: what a restart begins afresh, and what closing a generation changes in it.
 
-A strategy (:class:`edamcc.EDAMCCStrategy`) keeps what lasts over its restarts: the random
-generator, the asked/told ledger, the best point, the evaluation count, the restarts so far
-and the structure record. A :class:`Run` holds the rest, from a uniform start in the box to
-the next restart (IPOP, :mod:`edamcc.restarts`):
+A strategy (:class:`edamcc.EDAMCCStrategy`) keeps what lasts over its restarts: the box, the
+budget and the target, the random generator, the asked/told ledger, the best point, the
+evaluation count, the generations closed so far, the restarts (and why the run stopped for
+good, once they are used), the last W and groups, and the structure record. A :class:`Run`
+holds the rest, from a uniform start in the box to the next restart (IPOP, :mod:`edamcc.restarts`):
 
 * its rules (:class:`edamcc.settings.Resolved`: the population and the sizes that follow from it);
 * the model its generations are sampled from, and the maximum-likelihood fit behind it;
@@ -13,7 +14,7 @@ the next restart (IPOP, :mod:`edamcc.restarts`):
 
 Closing a generation (:meth:`Run.close`) is the generation rule (:func:`edamcc.generation.close_generation`:
 Fig. 6, steps 1-3) followed by the population rule; the strategy then samples the next
-generation from :attr:`Run.model` (step 4).
+generation from :attr:`Run.model` (step 4), or from a fresh run's uniform model after a restart.
 """
 
 from __future__ import annotations

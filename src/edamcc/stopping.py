@@ -78,8 +78,9 @@ def stop_reason(
 
 
 class Progress:
-    """What the stopping criteria read, generation by generation since the last restart: the
-    best value after each closed generation, and the range of its finite values."""
+    """What the stopping criteria read, generation by generation since the last restart (each
+    run has its own, :class:`edamcc.run.Run`): the best value after each closed generation, and
+    the range of its finite values."""
 
     def __init__(self) -> None:
         self.best: list[float] = []
@@ -89,9 +90,6 @@ class Progress:
         finite = values[np.isfinite(values)]
         self.best.append(float(best_f))
         self.spreads.append(float(np.ptp(finite)) if finite.size >= 2 else math.nan)  # one value has no spread
-
-    def restart(self) -> None:
-        self.best, self.spreads = [], []
 
     def reason(self, *, evaluations: int, budget: int | None, best_f: float, target: float | None, max_std: float, window: int) -> str | None:
         """:func:`stop_reason` on this history."""

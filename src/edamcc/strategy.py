@@ -107,7 +107,7 @@ class EDAMCCStrategy:
         )
         self._rng = np.random.default_rng(seed)
         self._ledger = Ledger(n, rules.population_size)
-        self._run = Run(rules, self._lower, self._upper)  # the current run: rules, models, scale, elite, progress
+        self._run = Run(rules, self._lower, self._upper)  # the current run: rules, models, scale, population rule, elite, progress
         self._restarts: list[dict[str, Any]] = []
         self._generations_before = 0  # generations closed before the last restart or change of population
         self._stuck: str | None = None  # why the self-adaptive variant stops: restarts exhausted
@@ -317,7 +317,7 @@ class EDAMCCStrategy:
         while self._ledger.open_complete():
             rows, values = self._ledger.pop_open()
             run = self._run
-            if self._stuck is None:  # else stopped for good: the last model stays (asking on never shrinks it to underflow)
+            if self._stuck is None:
                 pairs = None if self._record is None else self._record.pair_counts
                 fitted, big_m = run.close(rows, values, self._rng, pairs)  # steps 1-3
                 if fitted is not None:  # fewer than two finite values carry no spread: the model stays
@@ -325,6 +325,7 @@ class EDAMCCStrategy:
                 if big_m is not None:  # population size adaptation: the next block has big_m rows
                     self._generations_before = self.generation
                     self._ledger.resize(big_m)
+            # else stopped for good: the last model stays (asking on never shrinks it to underflow)
             run.progress.add(self._best_f, values)
             if run.adaptation is not None and self._stuck is None:
                 self._maybe_restart()
