@@ -78,6 +78,22 @@ def run_missing(
     run_jobs(todo, work, path, workers, progress)
 
 
+def add_campaign_options(parser: Any, out: Path, runs: int) -> None:
+    """The options of a program whose runs are cached one file per run under a folder:
+    ``--runs`` (seeds per cell), ``--workers``, ``--out`` (the folder) and ``--report``."""
+    parser.add_argument("--runs", type=int, default=runs)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--out", default=str(out), help="folder of the runs and the report")
+    parser.add_argument("--report", action="store_true", help="only rewrite report.md from the run files")
+
+
+def runs_folder(args: Any) -> Path:
+    """``--out`` of :func:`add_campaign_options`, with its ``runs`` folder made."""
+    out = Path(args.out)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    return out
+
+
 def shown_path(path: Path | str) -> Path:
     """``path`` as a report shows it: relative to the repository when it is inside it."""
     resolved = Path(path).resolve()

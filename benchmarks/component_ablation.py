@@ -42,7 +42,19 @@ from pathlib import Path
 
 import numpy as np
 from adaptive_targets import medians
-from common import FUNCTIONS, RESULTS, load_runs, pyplot, run_missing, shown_path, verdict_of, write_report, zeroed_median
+from common import (
+    FUNCTIONS,
+    RESULTS,
+    add_campaign_options,
+    load_runs,
+    pyplot,
+    run_missing,
+    runs_folder,
+    shown_path,
+    verdict_of,
+    write_report,
+    zeroed_median,
+)
 
 import edamcc.step_size as step_size
 from edamcc import VARIANTS, Variant, minimize
@@ -240,13 +252,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ablations", nargs="+", default=ABLATIONS, choices=ABLATIONS)
     parser.add_argument("--wide", nargs="*", default=[], choices=ABLATIONS, help="ablations also run on F1-F13 at 1000 n")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--out", default=str(OUT), help="folder of the runs and the report")
-    parser.add_argument("--report", action="store_true", help="only rewrite report.md from the run files")
+    add_campaign_options(parser, OUT, runs=5)
     args = parser.parse_args()
-    out = Path(args.out)
-    (out / "runs").mkdir(parents=True, exist_ok=True)
+    out = runs_folder(args)
     if not args.report:
         cells = {name: list(CELLS) for name in args.ablations}
         for name in args.wide:

@@ -40,7 +40,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from common import FUNCTIONS, RESULTS, load_runs, run_missing, shown_path, write_report
+from common import FUNCTIONS, RESULTS, add_campaign_options, load_runs, run_missing, runs_folder, shown_path, write_report
 
 from edamcc import EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
@@ -162,13 +162,9 @@ def main() -> None:
     parser.add_argument("--functions", nargs="+", default=["F1", "F3", "F7", "F12"])
     parser.add_argument("--populations", nargs="+", type=int, default=[17, 34, 68, 136])
     parser.add_argument("--budget-factor", type=int, default=1000)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--out", default=str(OUT), help="folder of the runs and the report")
-    parser.add_argument("--report", action="store_true", help="only rewrite report.md from the run files")
+    add_campaign_options(parser, OUT, runs=3)
     args = parser.parse_args()
-    out = Path(args.out)
-    (out / "runs").mkdir(parents=True, exist_ok=True)
+    out = runs_folder(args)
     if not args.report:
         jobs = [(f, p, s, args.budget_factor * DIM) for f in args.functions for p in args.populations for s in range(args.runs)]
         path = lambda j: out / "runs" / f"{j[0]}__{DIM}__p{j[1]}__b{j[3]}__s{j[2]}.json"  # noqa: E731

@@ -1,5 +1,6 @@
 """benchmarks/common.py: the pieces the benchmark programs share."""
 
+import argparse
 import json
 from pathlib import Path
 
@@ -62,3 +63,13 @@ def test_shown_path_is_relative_inside_the_repository_and_absolute_outside(tmp_p
     outside = tmp_path / "a.json"
     assert not outside.resolve().is_relative_to(root)
     assert common.shown_path(outside) == outside.resolve()
+
+
+def test_campaign_options_give_the_runs_folder_and_its_defaults(tmp_path):
+    parser = argparse.ArgumentParser()
+    common.add_campaign_options(parser, tmp_path / "default", runs=4)
+    args = parser.parse_args([])
+    assert (args.runs, args.workers, args.report) == (4, 1, False) and args.out == str(tmp_path / "default")
+    args = parser.parse_args(["--out", str(tmp_path / "other"), "--runs", "2", "--workers", "3", "--report"])
+    assert common.runs_folder(args) == tmp_path / "other" and (tmp_path / "other" / "runs").is_dir()
+    assert (args.runs, args.workers, args.report) == (2, 3, True)
