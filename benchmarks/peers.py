@@ -9,8 +9,11 @@ self-adaptive EDA-MCC (``edamcc-adaptive``) and whatever ``minimize`` does by de
 ``edamcc-csa-learned``: ``partition="learned"``), the default with its first population scaled
 with the budget (``edamcc-budget-pop``, an experiment: :func:`coco.optimizers.budget_scaled_population`),
 pycma's sep-CMA-ES (``CMA_diagonal``, lambda = 4 + floor(3 ln n), sigma = a third of the range,
-start at the centre, as in the paper) and full CMA-ES (100D only: its O(n^2) update per
-sample is not affordable at 500D in this time), Nevergrad's EMNA and NGOpt, and pypop7's
+start at the centre, as in the paper), full CMA-ES (100D only: its O(n^2) update per
+sample is not affordable at 500D in this time) and VD-CMA (``vd-cma``: pycma's
+``GaussVDSampler``, a diagonal times one learned direction, C = D (I + v v^T) D, linear in n;
+Akimoto, Auger and Hansen, "Comparison-based natural gradient optimization in high dimension",
+GECCO 2014; same start, step size and tolerances), Nevergrad's EMNA and NGOpt, and pypop7's
 RPEDA when it is installed. Every run stops at the budget: 10000 n evaluations (2.5e6 at
 500D) unless ``--budget-factor`` says otherwise. pycma runs with its tolerances off, and when
 it still stops early (``noeffectcoord``, say) it starts again from the centre with the budget
@@ -36,7 +39,7 @@ from edamcc.benchmark_functions import get_function
 
 ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-adaptive-learned", "edamcc-csa-learned", "edamcc-default",
               "edamcc-budget-pop",
-              "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma", "ng-emna", "ng-ngopt", "rpeda"]
+              "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma", "vd-cma", "ng-emna", "ng-ngopt", "rpeda"]
 # The self-adaptive variants with SM's groups learned from |corr| (partition="learned") instead of random.
 LEARNED = {"edamcc-adaptive-learned": "edamcc-adaptive", "edamcc-csa-learned": "edamcc-csa"}
 # edamcc-tpa's two-point step size at every n, not only from n = 300 on (what the switch at 300 is measured against)
@@ -46,6 +49,7 @@ TPA_EVERYWHERE = replace(VARIANTS["edamcc-tpa"], name="edamcc-tpa-all", two_poin
 POPULATION_ADAPTIVE = {name: population_variant(name) for name in POPULATION_EXPERIMENTS}
 # run through minimize with their own defaults: the package's self-adaptive variants and the entries built on them
 SELF_ADAPTIVE = {name for name, v in VARIANTS.items() if v.adaptive} | {TPA_EVERYWHERE.name, *POPULATION_ADAPTIVE, "edamcc-default", "edamcc-budget-pop", *LEARNED}
+PYCMA = ("sep-cma", "cma", "vd-cma")  # pycma's, run with its tolerances off and restarted with the budget left
 EXPENSIVE_AT_500 = {"eeda", "emna-global", "cma"}  # O(n^2) per sample or O(n^3) per generation
 
 
@@ -99,11 +103,14 @@ def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dic
         c = 100 if dim >= 500 else 20
         best = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, variant=algorithm, population_size=m, c=c,
                         record_pairs=False).fun  # fmt: skip
-    elif algorithm in ("sep-cma", "cma"):
+    elif algorithm in PYCMA:
         import cma
+        from cma.restricted_gaussian_sampler import GaussVDSampler
 
         opts = {"bounds": [lo, hi], "verbose": -9, "CMA_diagonal": algorithm == "sep-cma",
                 "tolfun": 0, "tolfunhist": 0, "tolx": 0, "tolstagnation": budget, "tolflatfitness": budget}  # fmt: skip
+        if algorithm == "vd-cma":
+            opts = GaussVDSampler.extend_cma_options(opts)
         best, used, restart = np.inf, 0, 0
         while used < budget:  # pycma may stop early (e.g. noeffectcoord): restart with the budget left, its own seed
             es = cma.CMAEvolutionStrategy(np.full(dim, (lo + hi) / 2), (hi - lo) / 3,
@@ -141,7 +148,7 @@ def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dic
            "error": float(f.error(best)), "wall_seconds": time.perf_counter() - t}  # fmt: skip
     if final_population is not None:
         out["final_population"] = final_population
-    if algorithm in ("sep-cma", "cma"):
+    if algorithm in PYCMA:
         out["restarts"] = restart - 1  # pycma runs after the first (each stopped early, e.g. noeffectcoord)
     return out
 

@@ -61,3 +61,9 @@ def test_pycma_restarts_of_different_seeds_never_share_a_seed():
     assert first == [1, 2, 3, 4, 5]  # a run's first pycma seed is seed + 1, as before restarts had seeds of their own
     seeds = [peers.cma_seed(s, r) for s in range(5) for r in range(50)]
     assert len(set(seeds)) == len(seeds) and all(0 < x < 2**31 for x in seeds)
+
+
+def test_vd_cma_is_pycmas_diagonal_and_direction_sampler_and_solves_a_small_sphere():
+    runs = {alg: peers.run_one(alg, "F1", 10, 3000, 0) for alg in ("sep-cma", "cma", "vd-cma")}
+    assert runs["vd-cma"]["error"] < 1e-6 and runs["vd-cma"]["restarts"] == 0
+    assert len({r["error"] for r in runs.values()}) == 3  # three different algorithms on the same seed

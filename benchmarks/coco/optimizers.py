@@ -208,6 +208,16 @@ def sep_cma_ipop(problem, lower, upper, budget, seed):
         return
 
 
+@register("vd-cma", "cma", "pycma CMAEvolutionStrategy with GaussVDSampler (VD-CMA: C = D (I + v v^T) D, Akimoto, Auger and "
+          "Hansen, GECCO 2014), one run, x0 ~ U[-4,4]^n, sigma0=2")
+def vd_cma(problem, lower, upper, budget, seed):
+    import cma
+    from cma.restricted_gaussian_sampler import GaussVDSampler
+
+    options = GaussVDSampler.extend_cma_options(_cma_options(budget, seed, False))
+    _ask_tell(cma.CMAEvolutionStrategy(_x0(seed, problem.dimension), SIGMA0, options), problem)
+
+
 @register("cma-full", "cma", "pycma CMAEvolutionStrategy, full covariance, one run, x0 ~ U[-4,4]^n, sigma0=2; n <= 160", max_dim=160)
 def cma_full(problem, lower, upper, budget, seed):
     import cma
