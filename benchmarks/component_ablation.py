@@ -112,15 +112,22 @@ def run_one(job: tuple) -> dict:
             "restarts": len(res.strategy.restarts), "wall_seconds": time.perf_counter() - t}  # fmt: skip
 
 
-def _medians(out: Path, peers: Path) -> tuple[dict, dict]:
-    """``{(ablation, cell): median}`` of the run files, and ``{cell: {algorithm: median}}`` of the peers."""
-    runs = load_runs(out / "runs")
-    reference = medians(load_runs(peers)) if Path(peers).is_dir() else {}
-    ref = {(fname, factor): reference.get((DIM, factor * DIM), {}).get(fname, {}) for fname, factor in CELLS}
+def _reference(peers: Path) -> dict[tuple, dict[str, dict[str, float]]]:
+    """``peers.py``'s medians in ``peers``, ``{(dim, budget): {function: {algorithm: median}}}`` (empty without the folder)."""
+    return medians(load_runs(peers)) if Path(peers).is_dir() else {}
+
+
+def _cell_reference(reference: dict) -> dict[tuple, dict[str, float]]:
+    """``{cell: {algorithm: median}}`` of :data:`CELLS` from :func:`_reference`."""
+    return {(fname, factor): reference.get((DIM, factor * DIM), {}).get(fname, {}) for fname, factor in CELLS}
+
+
+def _medians(runs: list[dict]) -> dict[tuple, float]:
+    """``{(ablation, cell): median}`` of the run files."""
     cells: dict = {}
     for r in runs:
         cells.setdefault((r["ablation"], (r["function"], r["budget"] // DIM)), []).append(r["error"])
-    return {key: zeroed_median(errors) for key, errors in cells.items()}, ref
+    return {key: zeroed_median(errors) for key, errors in cells.items()}
 
 
 def plot(out: Path, peers: Path = PEERS) -> Path | None:
@@ -130,7 +137,7 @@ def plot(out: Path, peers: Path = PEERS) -> Path | None:
         plt = pyplot()
     except ImportError:
         return None
-    med, ref = _medians(out, peers)
+    med, ref = _medians(load_runs(out / "runs")), _cell_reference(_reference(peers))
     sphere = CELLS[2]
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
     colors = plt.get_cmap("tab20").colors
@@ -170,7 +177,8 @@ def plot(out: Path, peers: Path = PEERS) -> Path | None:
 
 def report(out: Path, peers: Path = PEERS) -> str:
     runs = load_runs(out / "runs")
-    _, ref = _medians(out, peers)
+    reference = _reference(peers)
+    ref = _cell_reference(reference)
     wide = list(_wide_cells(runs))
     rerun = "python benchmarks/component_ablation.py" + (f" --wide {' '.join(wide)}" if wide else "")
     if Path(out).resolve() != OUT.resolve():
@@ -197,7 +205,7 @@ def report(out: Path, peers: Path = PEERS) -> str:
             row.append(f"{med[(fname, factor)]:.2e} ({errors}; {sum(r['restarts'] > 0 for r in rs)} restarted)")
         paper = ", ".join(_within(med, ref, cell, "edamcc", 3.0) for cell in CELLS[:2])
         lines.append(f"| {name} | {' | '.join(row)} | {paper} | {_within(med, ref, CELLS[2], 'sep-cma', 10.0)} |")
-    lines += _wide_table(runs, peers)
+    lines += _wide_table(runs, reference)
     return "\n".join(lines) + "\n"
 
 
@@ -210,14 +218,14 @@ def _wide_cells(runs: list[dict]) -> dict[str, dict[str, list[float]]]:
     return {name: cells[name] for name in ABLATIONS if set(cells.get(name, {})) >= set(FUNCTIONS)}
 
 
-def _wide_table(runs: list[dict], peers: Path) -> list[str]:
+def _wide_table(runs: list[dict], reference: dict) -> list[str]:
     """The ablations with runs on every one of F1-F13 at 1000 n, against sep-CMA-ES (empty: none)."""
     budget = 1000 * DIM
     cells = _wide_cells(runs)
     wide = list(cells)
     if not wide:
         return []
-    ref = medians(load_runs(peers)).get((DIM, budget), {}) if Path(peers).is_dir() else {}
+    ref = reference.get((DIM, budget), {})
     columns = [("the default (`peers.py`)", {f: ref.get(f, {}).get(BASE) for f in FUNCTIONS})]
     columns += [(name, {f: zeroed_median(cells[name][f]) for f in FUNCTIONS}) for name in wide]
     sep = {f: ref.get(f, {}).get("sep-cma") for f in FUNCTIONS}

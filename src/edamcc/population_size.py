@@ -51,8 +51,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .models import FactorizedGaussian
-from .step_size import effective_mu, shape_rates, whiten
-from .variants import POPULATION_RULES
+from .step_size import effective_mu, shape_rates, step_size_rate, whiten
+from .variants import check_population_rule
 
 ALPHA = 1.4  # PSA-CMA-ES's threshold on |p|^2 / gamma
 BETA = 0.4  # PSA-CMA-ES's rate, of the path and of log lambda alike ("psa")
@@ -90,12 +90,10 @@ class PopulationSize:
     def start(cls, rule: str, n: int, population_size: int, selected: int) -> PopulationSize:
         """A run's first state under ``rule`` (:data:`edamcc.variants.POPULATION_RULES`), with ``population_size``
         rows of which ``selected`` are selected."""
+        check_population_rule(rule)
         if rule == "psa":
             return cls(float(population_size), population_size)
-        if rule != "path":
-            raise ValueError(f"population_adaptation: expected one of {POPULATION_RULES} or None; got {rule!r}")
-        mu_eff = effective_mu(selected)
-        return cls(float(population_size), population_size, (mu_eff + 2.0) / (n + mu_eff + 5.0), False)
+        return cls(float(population_size), population_size, step_size_rate(n, effective_mu(selected)), False)
 
     def step_size_factor(self, n: int, selected: int, new_selected: int) -> float:
         """What sigma is multiplied by when the selection changes from ``selected`` to ``new_selected`` rows."""

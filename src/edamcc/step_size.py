@@ -166,6 +166,11 @@ def path_rate(n: int, mu_eff: float, kind: str = "cma") -> float:
     return (4.0 + mu_eff / n) / (n + 4.0 + 2.0 * mu_eff / n)
 
 
+def step_size_rate(n: int, mu_eff: float) -> float:
+    """c_sigma, the rate of the step size's cumulative path: (mu_eff + 2) / (n + mu_eff + 5)."""
+    return (mu_eff + 2.0) / (n + mu_eff + 5.0)
+
+
 def shape_rates(n: int, mu_eff: float) -> tuple[float, float]:
     """c_1 and c_mu of the shape's update: (n + 2) / 3 * 2 / ((n + 1.3)^2 + mu_eff) and
     min(1 - c_1, SHAPE_RATE (mu_eff + 2) / (n + 5))."""
@@ -267,7 +272,7 @@ class StepSize:
             sigma = float(np.exp(0.5 * np.mean(np.log(variances[positive] / shape[positive]))))
             path, evolution, generations, tpa = np.zeros(n), np.zeros(n), 0, 0.0
         else:
-            c = (mu_eff + 2.0) / (n + mu_eff + 5.0)
+            c = step_size_rate(n, mu_eff)
             d = 1.0 + c + 2.0 * max(0.0, math.sqrt((mu_eff - 1.0) / (n + 1.0)) - 1.0)
             step = fitted.mean - self.model.mean
             y = whiten(self.model, self.path_step(step, mu_eff, line_share))  # the mean's step, in the model's units

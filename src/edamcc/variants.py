@@ -19,6 +19,12 @@ POPULATION_RULES = ("psa", "path")  # edamcc.population_size's rules of populati
 TWO_POINT_FROM = 300  # pycma's TPA_dimension: two-point step size from n = 300 on, cumulative below
 
 
+def check_population_rule(rule: str | None) -> None:
+    """``population_adaptation``'s check: one of :data:`POPULATION_RULES`, or None for none."""
+    if rule is not None and rule not in POPULATION_RULES:
+        raise ValueError(f"population_adaptation: expected one of {POPULATION_RULES} or None; got {rule!r}")
+
+
 @dataclass(frozen=True)
 class Variant:
     """One algorithm of the paper.
@@ -97,11 +103,9 @@ class Variant:
             raise ValueError("active: the negative weights update the remembered shape of scale='csa', so it needs adaptive=True and scale='csa'")
         if self.line_free_path and not csa:
             raise ValueError("line_free_path: it changes the path of the step size of scale='csa', so it needs adaptive=True and scale='csa'")
-        if self.population_adaptation is not None:
-            if self.population_adaptation not in POPULATION_RULES:
-                raise ValueError(f"population_adaptation: expected one of {POPULATION_RULES} or None; got {self.population_adaptation!r}")
-            if not csa:
-                raise ValueError("population_adaptation: it reads the step size's model of scale='csa', so it needs adaptive=True and scale='csa'")
+        check_population_rule(self.population_adaptation)
+        if self.population_adaptation is not None and not csa:
+            raise ValueError("population_adaptation: it reads the step size's model of scale='csa', so it needs adaptive=True and scale='csa'")
 
     @property
     def uses_step_size(self) -> bool:
