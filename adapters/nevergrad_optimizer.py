@@ -197,6 +197,7 @@ REGISTERED = {
     "EDAMCC-CSA": "edamcc-csa",
     "EDAMCC-TPA": "edamcc-tpa",
     "EDAMCC-SEP-CC": "edamcc-sep-cc",
+    "EDAMCC-VD": "edamcc-vd",
     "EDAMCC-Adaptive": "edamcc-adaptive",
     "EDAMCC-EMNA": "edamcc-emna",
     "EDAMCC-GC": "edamcc-gc",

@@ -130,7 +130,7 @@ def test_the_shape_learns_a_separable_ellipsoid():
     assert np.all(ratios > 1.5) and np.all(ratios < 7.0), ratios
 
 
-@pytest.mark.parametrize("variant", ["edamcc-csa", TPA_EVERYWHERE, "edamcc-sep-cc", "edamcc-sep-cc-lf"], ids=["csa", "tpa", "sep-cc", "sep-cc-lf"])
+@pytest.mark.parametrize("variant", ["edamcc-csa", TPA_EVERYWHERE, "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd"], ids=["csa", "tpa", "sep-cc", "sep-cc-lf", "vd"])
 def test_a_csa_or_tpa_run_resumes_bit_identically_after_pickle(variant):
     def sphere(x):
         return np.sum(x**2, axis=1)
@@ -458,7 +458,7 @@ def test_the_line_free_path_takes_the_two_points_share_out_of_the_step():
     rng = np.random.default_rng(0)
     w = recombination_weights(mu)
     mu_eff = effective_mu(mu)
-    state = replace(_started(n), line=rng.normal(size=n))
+    state = replace(_started(n), line=rng.normal(size=n), line_free_path=True)
     d = rng.normal(size=(mu, n))  # the selected rows' steps from the mean, best first
     for plus, minus in ((0, 3), (4, None), (None, 1), (None, None)):  # the ranks of the first two rows (None: not selected)
         first_two = [k for k in (plus, minus) if k is not None]
@@ -472,6 +472,20 @@ def test_the_line_free_path_takes_the_two_points_share_out_of_the_step():
     assert state.path_step(step, mu_eff, None) is step  # no share given: the step as it is
     two = recombination_weights(2)  # both selected rows are the two points: nothing else to read
     assert state.path_step(step, effective_mu(2), (step, float(np.sum(two**2)))) is step
+
+
+def test_a_line_free_weight_mixes_the_two_readings():
+    """line_free_path = a: (1 - a) step + a (the line-free step); True is a = 1, bit for bit."""
+    n, mu = 5, 6
+    rng = np.random.default_rng(1)
+    mu_eff = effective_mu(mu)
+    state = replace(_started(n), line=rng.normal(size=n))
+    step, share = rng.normal(size=n), rng.normal(size=n)
+    squares = float(np.sum(recombination_weights(mu)[:2] ** 2))
+    free = replace(state, line_free_path=True).path_step(step, mu_eff, (share, squares))
+    np.testing.assert_array_equal(replace(state, line_free_path=1.0).path_step(step, mu_eff, (share, squares)), free)
+    for a in (0.25, 0.75):
+        np.testing.assert_allclose(replace(state, line_free_path=a).path_step(step, mu_eff, (share, squares)), (1 - a) * step + a * free, rtol=1e-14)
 
 
 def test_close_generation_hands_the_line_free_path_the_first_two_rows_share():

@@ -8,7 +8,7 @@ from edamcc import VARIANTS, EDAMCCStrategy, Variant, get_variant
 
 
 def test_every_variant_is_one_answer_to_the_three_questions():
-    assert set(VARIANTS) == {"edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-emna", "edamcc-gc", "wi-only", "sm-only", "umdac", "emna-global", "eeda", "mimic"}
+    assert set(VARIANTS) == {"edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-emna", "edamcc-gc", "wi-only", "sm-only", "umdac", "emna-global", "eeda", "mimic"}
     assert get_variant("edamcc") == Variant("edamcc", VARIANTS["edamcc"].description, True, "random", "eeda")
     assert (get_variant("umdac").identify_weak, get_variant("umdac").grouping) == (False, "none")
     assert get_variant("mimic").chain and get_variant("emna-global").block_scaling == "emna"
@@ -17,15 +17,17 @@ def test_every_variant_is_one_answer_to_the_three_questions():
         assert v.scale in ("avs", "csa")
         assert "Table" in v.description or "Fig." in v.description or "et al." in v.description
     assert get_variant("edamcc-csa").adaptive and get_variant("edamcc-csa").scale == "csa"
-    assert [v.name for v in VARIANTS.values() if v.uses_step_size] == ["edamcc-csa", "edamcc-tpa", "edamcc-sep-cc", "edamcc-sep-cc-lf"]
+    assert [v.name for v in VARIANTS.values() if v.uses_step_size] == ["edamcc-csa", "edamcc-tpa", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd"]
     assert not replace(VARIANTS["edamcc"], scale="csa").uses_step_size  # the paper's variants ignore scale
     assert [(v.name, v.two_point_from) for v in VARIANTS.values() if v.two_point_from is not None] == [("edamcc-tpa", 300)]
     assert replace(get_variant("edamcc-tpa"), name="edamcc-csa", description=VARIANTS["edamcc-csa"].description, two_point_from=None) == VARIANTS["edamcc-csa"]
-    assert [v.name for v in VARIANTS.values() if v.rank_one_path != "cma"] == ["edamcc-sep-cc", "edamcc-sep-cc-lf"]
+    assert [v.name for v in VARIANTS.values() if v.rank_one_path != "cma"] == ["edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd"]
     assert replace(get_variant("edamcc-sep-cc"), name="edamcc-csa", description=VARIANTS["edamcc-csa"].description, rank_one_path="cma") == VARIANTS["edamcc-csa"]
-    assert [v.name for v in VARIANTS.values() if v.line_free_path] == ["edamcc-sep-cc-lf"]
+    assert [(v.name, v.line_free_path) for v in VARIANTS.values() if v.line_free_path] == [("edamcc-sep-cc-lf", True), ("edamcc-vd", 0.75)]
+    assert [v.name for v in VARIANTS.values() if v.learned_direction] == ["edamcc-vd"]
     sep_cc = VARIANTS["edamcc-sep-cc"]
     assert replace(get_variant("edamcc-sep-cc-lf"), name=sep_cc.name, description=sep_cc.description, line_free_path=False) == sep_cc
+    assert replace(get_variant("edamcc-vd"), name=sep_cc.name, description=sep_cc.description, line_free_path=False, learned_direction=False) == sep_cc
 
 
 def test_lookup_is_forgiving_about_case_and_separators_and_strict_about_names():
@@ -64,12 +66,18 @@ def test_a_custom_variant_is_checked_when_it_is_made():
             replace(VARIANTS[base], active=True)
         with pytest.raises(ValueError, match="^line_free_path: .*adaptive=True and scale='csa'"):
             replace(VARIANTS[base], line_free_path=True)
+        with pytest.raises(ValueError, match="^learned_direction: .*adaptive=True and scale='csa'"):
+            replace(VARIANTS[base], learned_direction=True)
         with pytest.raises(ValueError, match="^population_adaptation: .*adaptive=True and scale='csa'"):
             replace(VARIANTS[base], population_adaptation="path")
     with pytest.raises(ValueError, match="^active: expected True or False"):
         replace(VARIANTS["edamcc-csa"], active=1)
-    with pytest.raises(ValueError, match="^line_free_path: expected True or False"):
-        replace(VARIANTS["edamcc-sep-cc"], line_free_path="yes")
+    for bad_weight in ("yes", 1.5, -0.1, float("nan")):
+        with pytest.raises(ValueError, match=r"^line_free_path: expected True, False or a weight in \[0, 1\]"):
+            replace(VARIANTS["edamcc-sep-cc"], line_free_path=bad_weight)
+    assert replace(VARIANTS["edamcc-sep-cc"], line_free_path=0.5).line_free_path == 0.5
+    with pytest.raises(ValueError, match="^learned_direction: expected True or False"):
+        replace(VARIANTS["edamcc-sep-cc"], learned_direction=1)
     for bad_rule in ("PSA", True, 1):
         with pytest.raises(ValueError, match=r"^population_adaptation: expected one of \('psa', 'path'\) or None"):
             replace(VARIANTS["edamcc-sep-cc"], population_adaptation=bad_rule)

@@ -56,7 +56,7 @@ def start_adaptation(variant: Variant) -> Adaptation | StepSize | None:
     if variant.scale != "csa":
         return Adaptation()
     return StepSize(two_point_from=variant.two_point_from, rank_one_path=variant.rank_one_path, active=variant.active,
-                    line_free_path=variant.line_free_path)  # fmt: skip
+                    line_free_path=variant.line_free_path, learned_direction=variant.learned_direction)  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- membership
@@ -239,7 +239,7 @@ def close_generation(
             w = w[:2]
             line_share = (w @ (rows[:2] - adaptation.model.mean), float(w @ w))  # type: ignore[union-attr]
         stepped = adaptation.update(values, None if fitted is None else fitted.model, mu_eff, adaptation.line_values(rows, values), box, worst,
-                                    line_share)  # fmt: skip
+                                    line_share, selected)  # fmt: skip
         return ClosedGeneration(elite_x, elite_f, selected, fitted, stepped, stepped.sampler)
     adapted = adaptation.update(rows, values, fit_before, None if fitted is None else fitted.model.mean)
     base = fit_before if fitted is None else fitted.model

@@ -80,6 +80,11 @@ separates the model's *shape* from its *scale*:
   29.5, 38.1 and 2.3e4; the sphere at n = 80 and 320 takes 153 and 144 evaluations / n to 1e-8,
   against 91 and 78 (``benchmarks/adaptive_targets.py``, ``benchmarks/line_samples.py``).
 
+* **One learned direction** (``variant="edamcc-vd"``, :mod:`edamcc.direction`): the model has
+  one more direction, sigma D v, learned by VD-CMA's natural gradient; the shape's terms read
+  the rows without v's share, and the path reads the mean's step with a quarter of the
+  mean-shift samples' share (``line_free_path=0.75``).
+
 * **Two-point step size** (``variant="edamcc-tpa"``, from n = 300 on, as pycma): the scale
   follows the two mean-shift samples instead of the path (Hansen, "CMA-ES with two-point
   step-size adaptation", INRIA report 6527, 2008; constants of pycma's ``CMAAdaptSigmaTPA``). With
@@ -106,6 +111,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .direction import DirectedGaussian, next_direction, without_direction
 from .models import FactorizedGaussian, GaussianBlocks, LineSamples
 from .variants import RANK_ONE_PATHS
 
@@ -180,6 +186,8 @@ def shape_rates(n: int, mu_eff: float) -> tuple[float, float]:
 
 def whiten(model: FactorizedGaussian, step: NDArray[np.float64]) -> NDArray[np.float64]:
     """``step`` (``(n,)``) in the coordinates where ``model``'s covariance is the identity."""
+    if isinstance(model, DirectedGaussian):  # B B^T + u u^T: (I + v' v'^T)^(-1/2) B^-1, v' = B^-1 u
+        return model.unskew(whiten(model.model, step), whiten(model.model, model.direction))
     y = np.empty_like(step)
     y[model.weak] = step[model.weak] / model.weak_std
     for b in model.blocks:  # a sample is mean + z @ factor, so z = step @ inv(factor)
@@ -204,7 +212,9 @@ class StepSize:
     tpa: float = 0.0  # s, the two-point rule's smoothed rank difference
     rank_one_path: str = "cma"  # c_c of p_c: "cma" (about 4 / n) or "separable" (pycma's sep-CMA-ES, about 1 / sqrt(n))
     active: bool = False  # the rank-mu term also takes the rows below the selection, with negative weights
-    line_free_path: bool = False  # the step-size path reads the mean's step without the mean-shift samples' share
+    line_free_path: bool | float = False  # the step-size path reads the mean's step without the mean-shift samples' share (a weight: mixed)
+    learned_direction: bool = False  # the model has one learned direction beyond its diagonal (edamcc.direction)
+    direction: NDArray[np.float64] | None = None  # v, in the shape's units (None: none learned yet)
 
     @property
     def sampler(self) -> Any:
@@ -236,19 +246,23 @@ class StepSize:
         length E|N(0, I)| assumes. The first two rows are the mean-shift points m +- l (or what
         a repair made of them), which are not samples of the model but the last step's line,
         carried into the next step whenever one of them is selected; an extra or injected row
-        in their place is left out the same way, and the rest stays unbiased. None (or no share
-        left to read): ``step`` as it is."""
+        in their place is left out the same way, and the rest stays unbiased. With a weight a
+        below 1 for ``line_free_path`` (``"edamcc-vd"``: 0.75), the path reads the mix
+        (1 - a) ``step`` + a (that step). None (or no share left to read): ``step`` as it is."""
         if line_share is None:
             return step
         share, squares = line_share
         rest = 1.0 - mu_eff * squares  # mu_eff sum' w_k^2, with sum w_k^2 = 1 / mu_eff
         if not rest > 1e-12:
             return step
-        return (step - share) / math.sqrt(rest)
+        free = (step - share) / math.sqrt(rest)
+        weight = float(self.line_free_path)  # True: 1, the line-free step alone
+        return free if weight == 1.0 else (1.0 - weight) * step + weight * free
 
     def update(self, values: NDArray[np.float64], fitted: Any, mu_eff: float,
                line_values: NDArray[np.float64] | None = None, box_variances: NDArray[np.float64] | None = None,
-               worst: NDArray[np.float64] | None = None, line_share: tuple[NDArray[np.float64], float] | None = None) -> StepSize:  # fmt: skip
+               worst: NDArray[np.float64] | None = None, line_share: tuple[NDArray[np.float64], float] | None = None,
+               selected: NDArray[np.float64] | None = None) -> StepSize:  # fmt: skip
         """The state after a closed generation: its ``values`` (of rows sampled from
         ``self.model``, the uniform box at first) and the weighted maximum-likelihood fit
         ``fitted`` of its selected rows (None: fewer than two finite values, nothing learned).
@@ -257,7 +271,8 @@ class StepSize:
         the first fit only (the first shape; None: a cube). ``worst``: with ``active``, the
         generation's finite rows ranked below the selected ones, best first (``(k, n)``; the
         selected are then the other finite ones). ``line_share``: with ``line_free_path``, the share
-        of the generation's first two rows in the mean's step (:meth:`path_step`)."""
+        of the generation's first two rows in the mean's step (:meth:`path_step`). ``selected``:
+        with ``learned_direction``, the rows of the fit, best first (``(mu, n)``)."""
         finite = np.isfinite(values)
         best = min(self.best_f, float(np.min(values[finite]))) if finite.any() else self.best_f
         if fitted is None:
@@ -271,6 +286,7 @@ class StepSize:
                 return replace(self, best_f=best)
             sigma = float(np.exp(0.5 * np.mean(np.log(variances[positive] / shape[positive]))))
             path, evolution, generations, tpa = np.zeros(n), np.zeros(n), 0, 0.0
+            direction = None
         else:
             c = step_size_rate(n, mu_eff)
             d = 1.0 + c + 2.0 * max(0.0, math.sqrt((mu_eff - 1.0) / (n + 1.0)) - 1.0)
@@ -290,8 +306,15 @@ class StepSize:
             c1, c_mu = shape_rates(n, mu_eff)
             previous = np.zeros(n) if self.evolution is None else self.evolution
             evolution = (1.0 - cc) * previous + (0.0 if stalled else math.sqrt(cc * (2.0 - cc) * mu_eff)) * step / self.sigma  # type: ignore[operator]
-            rank_one = evolution**2 + (cc * (2.0 - cc) * self.shape if stalled else 0.0)  # type: ignore[operator]
-            around_old_mean = (variances + step**2) / self.sigma**2  # type: ignore[operator]  # sum_k w_k (x_k - m)^2 / sigma^2
+            v = self.direction
+            if v is None:
+                rank_one = evolution**2 + (cc * (2.0 - cc) * self.shape if stalled else 0.0)  # type: ignore[operator]
+                around_old_mean = (variances + step**2) / self.sigma**2  # type: ignore[operator]  # sum_k w_k (x_k - m)^2 / sigma^2
+            else:  # the diagonal is learned on the rows with v's share taken out (edamcc.direction)
+                spread = np.sqrt(self.shape)  # type: ignore[arg-type]  # D
+                own = without_direction((selected - self.model.mean) / self.sigma, spread, v)  # type: ignore[operator, union-attr]
+                around_old_mean = recombination_weights(own.shape[0]) @ (own * own)
+                rank_one = without_direction(evolution, spread, v) ** 2 + (cc * (2.0 - cc) * self.shape if stalled else 0.0)  # type: ignore[operator]
             if self.active and worst is not None and worst.shape[0]:
                 mu = int(np.count_nonzero(finite)) - worst.shape[0]  # the selected rows: the finite ones above the worst
                 shape = self._active_shape(worst, mu, c1, c_mu, mu_eff, rank_one, around_old_mean)
@@ -299,12 +322,19 @@ class StepSize:
                 shape = (1.0 - c1 - c_mu) * self.shape + c1 * rank_one + c_mu * around_old_mean  # type: ignore[operator]
             shape = np.maximum(shape, np.finfo(float).tiny)
             sigma = self.sigma * math.exp(log_step)  # type: ignore[operator]
+            direction = None
+            if self.learned_direction:  # v in the units sigma D of the model the rows came from
+                weights = None if selected is None else recombination_weights(selected.shape[0])
+                direction = next_direction(self.direction, step, selected, weights, self.model.mean, np.sqrt(self.shape) * self.sigma,  # type: ignore[arg-type, operator, union-attr]
+                                           None if stalled else evolution * self.sigma, mu_eff)  # fmt: skip
         shape = shape / np.mean(shape)
         model = sampling_model(fitted, sigma, shape, mu_eff)
+        if direction is not None:
+            model = DirectedGaussian(model, sigma * np.sqrt(shape) * direction)
         line = None if self.model is None else mean_shift_line(model, fitted.mean - self.model.mean)
-        # the variant's settings (two_point_from, rank_one_path, active, line_free_path) carry over
+        # the variant's settings (two_point_from, rank_one_path, active, line_free_path, learned_direction) carry over
         return replace(self, sigma=sigma, path=path, shape=shape, model=model, best_f=best, evolution=evolution,
-                       generations=generations, line=line, tpa=tpa)  # fmt: skip
+                       generations=generations, line=line, tpa=tpa, direction=direction)  # fmt: skip
 
     def rescaled(self, factor: float) -> StepSize:
         """The same state with the step size times ``factor`` (a population that changed size)."""
@@ -326,6 +356,8 @@ class StepSize:
         w = unit * alpha  # sums to -alpha
         y2 = worst - self.model.mean  # type: ignore[union-attr]
         y2 /= self.sigma
+        if self.direction is not None:  # v's share out, as for the selected rows
+            y2 = without_direction(y2, np.sqrt(self.shape), self.direction)  # type: ignore[arg-type]
         np.square(y2, out=y2)  # y^2, y = (x - m) / sigma
         z2 = np.sum(y2 / self.shape, axis=1)  # |y / D|^2, the row's squared length in the shape's units
         negative = (w * n / np.maximum(z2, np.finfo(float).tiny)) @ y2

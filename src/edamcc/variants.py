@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .checks import is_int
+from .checks import is_int, is_real
 from .models import BLOCK_SCALINGS
 
 GROUPINGS = ("random", "greedy", "single", "none")
@@ -56,7 +56,11 @@ class Variant:
         line_free_path: ``scale="csa"`` only: the step-size path reads the mean's step without
             the share of the two mean-shift samples, rescaled so that under random selection it
             is distributed as a step of the model's own samples
-            (:meth:`edamcc.step_size.StepSize.path_step`).
+            (:meth:`edamcc.step_size.StepSize.path_step`). A number a in [0, 1] mixes the two
+            readings, (1 - a) (the step) + a (the step without that share); True is 1, False 0.
+        learned_direction: ``scale="csa"`` only: the model has one learned direction beyond its
+            diagonal, C = B B^T + sigma^2 D v v^T D, with v learned by VD-CMA's natural gradient
+            (:mod:`edamcc.direction`).
         population_adaptation: ``scale="csa"`` only, None for none: the population grows where a
             generation's update is mostly noise and shrinks where updates agree, within a run
             (PSA-CMA-ES, Nishida and Akimoto 2018): ``"psa"``, PSA-CMA-ES's rate and step-size
@@ -75,16 +79,19 @@ class Variant:
     two_point_from: int | None = None
     rank_one_path: str = "cma"
     active: bool = False
-    line_free_path: bool = False
+    line_free_path: bool | float = False
     population_adaptation: str | None = None
+    learned_direction: bool = False
 
     def __post_init__(self) -> None:
         """A variant is checked when it is made, so that a custom one fails before any run."""
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name: expected a non-empty string; got {self.name!r}")
-        for field in ("identify_weak", "chain", "adaptive", "active", "line_free_path"):
+        for field in ("identify_weak", "chain", "adaptive", "active", "learned_direction"):
             if not isinstance(getattr(self, field), bool):
                 raise ValueError(f"{field}: expected True or False; got {getattr(self, field)!r}")
+        if not (isinstance(self.line_free_path, bool) or (is_real(self.line_free_path) and 0.0 <= self.line_free_path <= 1.0)):
+            raise ValueError(f"line_free_path: expected True, False or a weight in [0, 1]; got {self.line_free_path!r}")
         for field, allowed in (("grouping", GROUPINGS), ("block_scaling", BLOCK_SCALINGS), ("scale", SCALES), ("rank_one_path", RANK_ONE_PATHS)):
             if getattr(self, field) not in allowed:
                 raise ValueError(f"{field}: expected one of {allowed}; got {getattr(self, field)!r}")
@@ -103,6 +110,8 @@ class Variant:
             raise ValueError("active: the negative weights update the remembered shape of scale='csa', so it needs adaptive=True and scale='csa'")
         if self.line_free_path and not csa:
             raise ValueError("line_free_path: it changes the path of the step size of scale='csa', so it needs adaptive=True and scale='csa'")
+        if self.learned_direction and not csa:
+            raise ValueError("learned_direction: the direction is learned beside the step size's shape, so it needs adaptive=True and scale='csa'")
         check_population_rule(self.population_adaptation)
         if self.population_adaptation is not None and not csa:
             raise ValueError("population_adaptation: it reads the step size's model of scale='csa', so it needs adaptive=True and scale='csa'")
@@ -174,6 +183,21 @@ VARIANTS: dict[str, Variant] = {
             rank_one_path="separable",
             active=True,
             line_free_path=True,
+        ),
+        Variant(
+            "edamcc-vd",
+            "edamcc-sep-cc (WI and SM as in Fig. 6) whose model has one learned direction beyond its diagonal, "
+            "C = B B^T + sigma^2 D v v^T D, v learned by VD-CMA's natural gradient (Akimoto, Auger and Hansen 2014), and "
+            "whose step-size path reads the mean's step with a quarter of the mean-shift samples' share",
+            True,
+            "random",
+            "emna",
+            adaptive=True,
+            scale="csa",
+            rank_one_path="separable",
+            active=True,
+            line_free_path=0.75,
+            learned_direction=True,
         ),
         Variant(
             "edamcc-emna",
