@@ -9,22 +9,29 @@ learned direction, C = D (I + v v^T) D, leaves that stall (Akimoto, Auger and Ha
 peer ``vd-cma``). This module gives EDA-MCC's step-size model the same extra direction:
 
 * **Model** (:class:`DirectedGaussian`): the factorized model B B^T of WI and SM (Eq. (8), with
-  the step size's variances sigma^2 D^2) plus one direction u = sigma D v,
-  C = B B^T + u u^T. A sample is the factorized model's sample plus xi u, xi ~ N(0, 1), and a
-  step is whitened exactly as (I + v' v'^T)^(-1/2) B^-1, with v' = B^-1 u.
+  the step size's variances sigma^2 D^2, each times s_i^2 = 1 / (1 + v_i^2)) plus one direction
+  u = sigma S D v, S = diag(s): C = B B^T + u u^T = sigma^2 D S (R + v v^T) S D, with R the
+  groups' correlations. A sample is the factorized model's sample plus xi u, xi ~ N(0, 1), and
+  a step is whitened exactly as (I + v' v'^T)^(-1/2) B^-1, with v' = B^-1 u.
+* **Each variable's variance stays the diagonal's** (:func:`marginal_scale`): C_ii = sigma^2 D_i^2,
+  so v adds only the correlations along its direction, and the step size's shape D^2 keeps its
+  own rule (:mod:`edamcc.step_size`) on the rows as drawn. (In VD-CMA's terms the model is
+  D' (I + v v^T) D' with D' = sigma S D.) A first version kept the diagonal D' and read the
+  shape on the rows with v's share taken out; C_ii = D'_i^2 (1 + v_i^2) then fixes only the
+  product of D'_i and v_i, and the two drifted apart: on F10 at n = 100, after 160,000
+  evaluations, |v| grew to 170, the smallest D_i^2 fell to 1e-27 and sigma rose to 1e6 within
+  100 generations, until a group's factor was singular.
 * **Update of v** (:func:`update_direction`): VD-CMA's natural gradient step for v (the paper
-  above; the same step as pycma's ``GaussVDSampler`` for a unit diagonal), in the units y = (x - m) / (sigma D) of the diagonal shape, with
-  the rank-mu term of the selected rows and the rank-one term of the mean's path p_c. Its
-  rates are VD-CMA's, c_1 = c' 2 / ((n + 1.3)^2 + mu_eff) and
+  above; the same step as pycma's ``GaussVDSampler`` for a unit diagonal), in the units
+  y = (x - m) / (sigma S D) of the model's factorized part, with the rank-mu term of the
+  selected rows and the rank-one term of the mean's path p_c. Its rates are VD-CMA's,
+  c_1 = c' 2 / ((n + 1.3)^2 + mu_eff) and
   c_mu = min(1 - c_1, c' 2 (mu_eff - 2 + 1 / mu_eff) / ((n + 2)^2 + mu_eff)), c' = max((n - 5) / 6, 0.5),
   and the step is cut as VD-CMA cuts its joint step of v and D: |v| changes by at most 70%,
   and so would each D_i in the D part of that step (which D's own rule replaces here).
-* **The diagonal without v** (:func:`without_direction`): the step size's shape D^2 keeps its own
-  rule (:mod:`edamcc.step_size`), read on the rows with v's share taken out,
-  y - (1 - 1 / sqrt(1 + |v|^2)) (v^ . y) v^ in the shape's units: else the direction's variance
-  would also be learned into D, once more every generation. The groups' correlations are
-  still fitted on the rows as drawn, v's share in them (a simplification: under
-  ``theta="auto"`` the groups hold few of the variables).
+
+The groups' correlations R are fitted on the rows as drawn, v's share in them (a
+simplification: under ``theta="auto"`` the groups hold few of the variables).
 
 The first v is the first mean step's direction, at length :data:`START_LENGTH`, so that no
 random draw is added to the run's stream before the model samples.
@@ -102,10 +109,10 @@ def _take_share(y: NDArray[np.float64], v: NDArray[np.float64]) -> NDArray[np.fl
     return y - gamma * np.multiply.outer(y @ unit, unit)
 
 
-def without_direction(a: NDArray[np.float64], d: NDArray[np.float64], v: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Rows ``a`` = (x - m) / sigma (``(k, n)`` or ``(n,)``) with the share of direction ``v``
-    taken out, in the diagonal shape ``d`` (= D): D (I + v v^T)^(-1/2) (a / D)."""
-    return d * _take_share(a / d, v)
+def marginal_scale(v: NDArray[np.float64] | None) -> NDArray[np.float64] | float:
+    """s_i = 1 / sqrt(1 + v_i^2) (1 without a direction): with the factorized part's spreads
+    times s and the direction sigma S D v, each variable's variance stays sigma^2 D_i^2."""
+    return 1.0 if v is None else 1.0 / np.sqrt(1.0 + v * v)
 
 
 def direction_rates(n: int, mu_eff: float) -> tuple[float, float]:

@@ -80,10 +80,10 @@ separates the model's *shape* from its *scale*:
   29.5, 38.1 and 2.3e4; the sphere at n = 80 and 320 takes 153 and 144 evaluations / n to 1e-8,
   against 91 and 78 (``benchmarks/adaptive_targets.py``, ``benchmarks/line_samples.py``).
 
-* **One learned direction** (``variant="edamcc-vd"``, :mod:`edamcc.direction`): the model has
-  one more direction, sigma D v, learned by VD-CMA's natural gradient; the shape's terms read
-  the rows without v's share, and the path reads the mean's step with a quarter of the
-  mean-shift samples' share (``line_free_path=0.75``).
+* **One learned direction** (``variant="edamcc-vd"``, :mod:`edamcc.direction`): the model
+  sigma^2 D S (I + v v^T) S D, S = diag(1 / sqrt(1 + v_i^2)), with v learned by VD-CMA's natural
+  gradient; each variance stays sigma^2 D_i^2, so the shape keeps the rule above, and the path
+  reads the mean's step with a quarter of the mean-shift samples' share (``line_free_path=0.75``).
 
 * **Two-point step size** (``variant="edamcc-tpa"``, from n = 300 on, as pycma): the scale
   follows the two mean-shift samples instead of the path (Hansen, "CMA-ES with two-point
@@ -111,7 +111,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .direction import DirectedGaussian, next_direction, without_direction
+from .direction import DirectedGaussian, marginal_scale, next_direction
 from .models import FactorizedGaussian, GaussianBlocks, LineSamples
 from .variants import RANK_ONE_PATHS
 
@@ -306,15 +306,8 @@ class StepSize:
             c1, c_mu = shape_rates(n, mu_eff)
             previous = np.zeros(n) if self.evolution is None else self.evolution
             evolution = (1.0 - cc) * previous + (0.0 if stalled else math.sqrt(cc * (2.0 - cc) * mu_eff)) * step / self.sigma  # type: ignore[operator]
-            v = self.direction
-            if v is None:
-                rank_one = evolution**2 + (cc * (2.0 - cc) * self.shape if stalled else 0.0)  # type: ignore[operator]
-                around_old_mean = (variances + step**2) / self.sigma**2  # type: ignore[operator]  # sum_k w_k (x_k - m)^2 / sigma^2
-            else:  # the diagonal is learned on the rows with v's share taken out (edamcc.direction)
-                spread = np.sqrt(self.shape)  # type: ignore[arg-type]  # D
-                own = without_direction((selected - self.model.mean) / self.sigma, spread, v)  # type: ignore[operator, union-attr]
-                around_old_mean = recombination_weights(own.shape[0]) @ (own * own)
-                rank_one = without_direction(evolution, spread, v) ** 2 + (cc * (2.0 - cc) * self.shape if stalled else 0.0)  # type: ignore[operator]
+            rank_one = evolution**2 + (cc * (2.0 - cc) * self.shape if stalled else 0.0)  # type: ignore[operator]
+            around_old_mean = (variances + step**2) / self.sigma**2  # type: ignore[operator]  # sum_k w_k (x_k - m)^2 / sigma^2
             if self.active and worst is not None and worst.shape[0]:
                 mu = int(np.count_nonzero(finite)) - worst.shape[0]  # the selected rows: the finite ones above the worst
                 shape = self._active_shape(worst, mu, c1, c_mu, mu_eff, rank_one, around_old_mean)
@@ -323,14 +316,17 @@ class StepSize:
             shape = np.maximum(shape, np.finfo(float).tiny)
             sigma = self.sigma * math.exp(log_step)  # type: ignore[operator]
             direction = None
-            if self.learned_direction:  # v in the units sigma D of the model the rows came from
+            if self.learned_direction:  # v in the units of the factorized part of the model the rows came from
                 weights = None if selected is None else recombination_weights(selected.shape[0])
-                direction = next_direction(self.direction, step, selected, weights, self.model.mean, np.sqrt(self.shape) * self.sigma,  # type: ignore[arg-type, operator, union-attr]
+                spread = self.sigma * np.sqrt(self.shape) * marginal_scale(self.direction)  # type: ignore[arg-type, operator]
+                direction = next_direction(self.direction, step, selected, weights, self.model.mean, spread,  # type: ignore[union-attr]
                                            None if stalled else evolution * self.sigma, mu_eff)  # fmt: skip
         shape = shape / np.mean(shape)
-        model = sampling_model(fitted, sigma, shape, mu_eff)
-        if direction is not None:
-            model = DirectedGaussian(model, sigma * np.sqrt(shape) * direction)
+        if direction is None:
+            model = sampling_model(fitted, sigma, shape, mu_eff)
+        else:  # sigma^2 D S (I + v v^T) S D: each variable's variance stays sigma^2 D_i^2 (edamcc.direction)
+            scale = marginal_scale(direction)
+            model = DirectedGaussian(sampling_model(fitted, sigma, shape * scale**2, mu_eff), sigma * np.sqrt(shape) * scale * direction)
         line = None if self.model is None else mean_shift_line(model, fitted.mean - self.model.mean)
         # the variant's settings (two_point_from, rank_one_path, active, line_free_path, learned_direction) carry over
         return replace(self, sigma=sigma, path=path, shape=shape, model=model, best_f=best, evolution=evolution,
@@ -356,8 +352,6 @@ class StepSize:
         w = unit * alpha  # sums to -alpha
         y2 = worst - self.model.mean  # type: ignore[union-attr]
         y2 /= self.sigma
-        if self.direction is not None:  # v's share out, as for the selected rows
-            y2 = without_direction(y2, np.sqrt(self.shape), self.direction)  # type: ignore[arg-type]
         np.square(y2, out=y2)  # y^2, y = (x - m) / sigma
         z2 = np.sum(y2 / self.shape, axis=1)  # |y / D|^2, the row's squared length in the shape's units
         negative = (w * n / np.maximum(z2, np.finfo(float).tiny)) @ y2
