@@ -144,3 +144,27 @@ def test_edamcc_vd_goes_on_where_the_diagonal_stalls_on_a_max_function(seed: int
     """max_i |x_i| at n = 30: edamcc-sep-cc ends above 1e-3 (test_step_size), edamcc-vd below 1e-4
     (6.8e-6 and 1.3e-9 when written)."""
     assert _max_run("edamcc-vd", seed, 1500).best_f < 1e-4
+
+
+def test_next_direction_keeps_v_finite_and_within_its_bound() -> None:
+    """A v along one coordinate changes nothing in the model, so nothing holds it: v_i stays within
+    MAX_COMPONENT, and a step that is not finite (here a collapsed spread) leaves v as it was."""
+    from edamcc.direction import MAX_COMPONENT, next_direction
+
+    rng = np.random.default_rng(5)
+    n, mu = 12, 6
+    w = np.log(mu + 0.5) - np.log(np.arange(1, mu + 1))
+    w /= w.sum()
+    rows, mean, spread = rng.standard_normal((mu, n)), np.zeros(n), np.ones(n)
+    for first_component in (MAX_COMPONENT, 3.0):  # all on one coordinate, at the bound and below it
+        v = np.zeros(n)
+        v[0] = first_component
+        for _ in range(50):
+            v = next_direction(v, np.ones(n), rows * rng.uniform(0.5, 2.0), w, mean, spread, None, 4.0)
+            assert np.all(np.isfinite(v)) and np.max(np.abs(v)) <= MAX_COMPONENT
+    collapsed = spread.copy()
+    collapsed[3] = 0.0
+    v = rng.standard_normal(n)
+    assert next_direction(v, np.ones(n), rows, w, mean, collapsed, None, 4.0) is v
+    first = next_direction(None, 2.0 * spread, rows, w, mean, spread, None, 4.0)  # the first: the step, at START_LENGTH
+    np.testing.assert_allclose(first, np.ones(n) / np.sqrt(n))
