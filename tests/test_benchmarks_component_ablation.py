@@ -1,10 +1,9 @@
 """benchmarks/component_ablation.py: "shipped" is minimize's run, each ablation changes what it names and is put back, its report."""
 
-import json
-
 import component_ablation
 import numpy as np
 import pytest
+from benchmark_runs import write_issue_peers, write_json
 
 import edamcc.step_size as step_size
 from edamcc import EDAMCCStrategy, minimize
@@ -56,21 +55,13 @@ def test_an_unknown_ablation_is_refused_before_anything_changes():
     assert (step_size.mean_shift_line, step_size.shape_rates, step_size.SHAPE_RATE) == saved
 
 
-def _write(folder, name, run):
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / name).write_text(json.dumps(run))
-
-
 def test_report_sets_each_median_against_the_issues_bounds(tmp_path):
     peers = tmp_path / "peers"
-    for alg, errors in (("edamcc", {"F3": 0.05, "F4": 0.1, "F1": 1e3}), ("sep-cma", {"F3": 13.0, "F4": 5.0, "F1": 3e-4})):
-        for fname, error in errors.items():
-            budget = 10_000 if fname == "F1" else 100_000
-            _write(peers, f"{alg}__{fname}__b{budget}.json", {"algorithm": alg, "function": fname, "dim": 100, "budget": budget, "seed": 0, "error": error})
+    write_issue_peers(peers)
     for seed, (f3, f4, f1) in enumerate([(0.1, 0.5, 1e-3), (0.2, 0.2, 4e-3), (0.12, 0.31, 2e-3)]):
         for fname, error, budget in (("F3", f3, 100_000), ("F4", f4, 100_000), ("F1", f1, 10_000)):
             run = {"ablation": "line-free", "function": fname, "dim": 100, "budget": budget, "seed": seed, "error": error, "restarts": seed == 0}
-            _write(tmp_path / "runs", f"line-free__{fname}__b{budget}__s{seed}.json", run)
+            write_json(tmp_path / "runs", f"line-free__{fname}__b{budget}__s{seed}.json", run)
     text = component_ablation.report(tmp_path, peers=peers)
     row = next(line for line in text.splitlines() if line.startswith("| line-free |"))
     # medians 0.12, 0.31 and 2e-3: F3 within 3 x 0.05, F4 not within 3 x 0.1, F1 within 10 x 3e-4
@@ -87,14 +78,14 @@ def test_the_wide_table_counts_an_ablation_on_all_of_f1_to_f13_against_sep_cma(t
     functions = [f"F{i}" for i in range(1, 14)]
     for k, fname in enumerate(functions):
         for alg, error in (("sep-cma", 1.0), ("edamcc-sep-cc", 2.0 if k < 4 else 0.5)):  # the default behind on F1-F4
-            _write(peers, f"{alg}__{fname}.json", {"algorithm": alg, "function": fname, "dim": 100, "budget": 100_000, "seed": 0, "error": error})
+            write_json(peers, f"{alg}__{fname}.json", {"algorithm": alg, "function": fname, "dim": 100, "budget": 100_000, "seed": 0, "error": error})
         for seed in range(3):  # the ablation: ahead everywhere but F13, where it ties sep-CMA-ES
             error = 1.0 if fname == "F13" else 0.1
             run = {"ablation": "no-active", "function": fname, "dim": 100, "budget": 100_000, "seed": seed, "error": error, "restarts": 0}
-            _write(tmp_path / "runs", f"no-active__{fname}__s{seed}.json", run)
+            write_json(tmp_path / "runs", f"no-active__{fname}__s{seed}.json", run)
     for seed in range(2):  # an ablation with only some functions gets no column
         run = {"ablation": "cma-path", "function": "F3", "dim": 100, "budget": 100_000, "seed": seed, "error": 1.0, "restarts": 0}
-        _write(tmp_path / "runs", f"cma-path__F3__s{seed}.json", run)
+        write_json(tmp_path / "runs", f"cma-path__F3__s{seed}.json", run)
     text = component_ablation.report(tmp_path, peers=peers)
     assert "| function | the default (`peers.py`) | no-active | sep-CMA-ES |" in text
     assert "the default (`peers.py`): median ahead of sep-CMA-ES on 9, tied on 0, behind on 4." in text

@@ -112,6 +112,12 @@ def edamcc_sep_cc_lf(problem, lower, upper, budget, seed):
     _edamcc(problem, lower, upper, budget, seed, variant="edamcc-sep-cc-lf", repair="none")
 
 
+@register("edamcc-vd", "edamcc", "edamcc.minimize, variant edamcc-vd (edamcc-sep-cc with one learned direction beyond its diagonal, "
+          "edamcc.direction), repair='none' as edamcc-default")
+def edamcc_vd(problem, lower, upper, budget, seed):
+    _edamcc(problem, lower, upper, budget, seed, variant="edamcc-vd", repair="none")
+
+
 # The population size adaptation experiments (edamcc.population_size): the default with each rule
 # of population_adaptation, built here (not registered variants of the package) for this runner and peers.py.
 POPULATION_EXPERIMENTS = {"edamcc-sep-cc-psa": "psa", "edamcc-sep-cc-psa-path": "path"}
