@@ -168,3 +168,11 @@ def test_next_direction_keeps_v_finite_and_within_its_bound() -> None:
     assert next_direction(v, np.ones(n), rows, w, mean, collapsed, None, 4.0) is v
     first = next_direction(None, 2.0 * spread, rows, w, mean, spread, None, 4.0)  # the first: the step, at START_LENGTH
     np.testing.assert_allclose(first, np.ones(n) / np.sqrt(n))
+
+
+def test_a_zero_direction_is_kept_without_an_exception() -> None:
+    from edamcc.direction import next_direction
+
+    rows, w = np.random.default_rng(6).standard_normal((4, 5)), np.full(4, 0.25)
+    v = np.zeros(5)
+    assert next_direction(v, np.ones(5), rows, w, np.zeros(5), np.ones(5), None, 4.0) is v

@@ -139,13 +139,13 @@ def update_direction(v: NDArray[np.float64], y: NDArray[np.float64], weights: ND
     p_c in the same units (None: no rank-one term, the stall indicator is on)."""
     n = v.size
     c1, c_mu = direction_rates(n, mu_eff)
-    norm2 = float(v @ v)
-    norm = math.sqrt(norm2)
+    norm2 = v @ v  # NumPy scalars throughout: a degenerate v gives inf or NaN, not an exception
+    norm = np.sqrt(norm2)
     unit = v / norm
     unit2 = unit * unit
-    gamma = 1.0 / math.sqrt(1.0 + norm2)
-    top = float(unit2.max())
-    alpha = math.sqrt(norm2**2 + (1.0 + norm2) / top * (2.0 - gamma)) / (2.0 + norm2)
+    gamma = 1.0 / np.sqrt(1.0 + norm2)
+    top = unit2.max()
+    alpha = np.sqrt(norm2**2 + (1.0 + norm2) / top * (2.0 - gamma)) / (2.0 + norm2)
     if alpha < 1.0:
         beta = (4.0 - (2.0 - gamma) / top) / (1.0 + 2.0 / norm2) ** 2
     else:
@@ -159,7 +159,7 @@ def update_direction(v: NDArray[np.float64], y: NDArray[np.float64], weights: ND
         p1, q1 = _p_and_q(unit, norm2, path[None, :], np.ones(1))
         p, q = p + c1 * p1, q + c1 * q1
     r = p - alpha / (1.0 + norm2) * ((2.0 + norm2) * (q * unit) - norm2 * (unit @ q) * unit2)
-    s = r / a - b * (r @ ratio) / (1.0 + b * (unit2 @ ratio)) * ratio  # NumPy scalars: a degenerate v gives inf or NaN, not an exception
+    s = r / a - b * (r @ ratio) / (1.0 + b * (unit2 @ ratio)) * ratio
     step_v = q / norm - alpha / norm * ((2.0 + norm2) * (unit * s) - (s @ unit2) * unit)
     size = float(np.linalg.norm(step_v))
     factor = min(1.0, MAX_CHANGE * norm / size if size > 0 else 1.0, MAX_CHANGE / float(np.max(np.abs(s))) if np.any(s) else 1.0)
