@@ -214,7 +214,7 @@ class StepSize:
     active: bool = False  # the rank-mu term also takes the rows below the selection, with negative weights
     line_free_path: bool | float = False  # the step-size path reads the mean's step without the mean-shift samples' share (a weight: mixed)
     learned_direction: bool = False  # the model has one learned direction beyond its diagonal (edamcc.direction)
-    direction: NDArray[np.float64] | None = None  # v, in the shape's units (None: none learned yet)
+    direction: NDArray[np.float64] | None = None  # v, in the units sigma S D of the factorized part (None: none learned yet)
 
     @property
     def sampler(self) -> Any:

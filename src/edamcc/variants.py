@@ -59,7 +59,8 @@ class Variant:
             (:meth:`edamcc.step_size.StepSize.path_step`). A number a in [0, 1] mixes the two
             readings, (1 - a) (the step) + a (the step without that share); True is 1, False 0.
         learned_direction: ``scale="csa"`` only: the model has one learned direction beyond its
-            diagonal, C = B B^T + sigma^2 D v v^T D, with v learned by VD-CMA's natural gradient
+            diagonal, C = sigma^2 D S (R + v v^T) S D with S = diag(1 / sqrt(1 + v_i^2)), so each
+            variance stays sigma^2 D_i^2; v is learned by VD-CMA's natural gradient
             (:mod:`edamcc.direction`).
         population_adaptation: ``scale="csa"`` only, None for none: the population grows where a
             generation's update is mostly noise and shrinks where updates agree, within a run
@@ -187,7 +188,8 @@ VARIANTS: dict[str, Variant] = {
         Variant(
             "edamcc-vd",
             "edamcc-sep-cc (WI and SM as in Fig. 6) whose model has one learned direction beyond its diagonal, "
-            "C = B B^T + sigma^2 D v v^T D, v learned by VD-CMA's natural gradient (Akimoto, Auger and Hansen 2014), and "
+            "C = sigma^2 D S (R + v v^T) S D with each variance kept, v learned by VD-CMA's natural gradient (Akimoto, Auger and "
+            "Hansen 2014), and "
             "whose step-size path reads the mean's step with a quarter of the mean-shift samples' share",
             True,
             "random",
