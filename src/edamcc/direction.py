@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -94,20 +95,21 @@ class DirectedGaussian:
         self.model.draw_into(rng, x)
         x += rng.standard_normal(x.shape[0])[:, None] * self.direction
 
-    def unskew(self, y: NDArray[np.float64], direction: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``y``, a step whitened by the factorized model, and ``direction``, the direction
-        whitened by it (v'), to the step whitened by the whole model: (I + v' v'^T)^(-1/2) y."""
-        return _take_share(y, direction)
+    @cached_property
+    def _whitened_direction(self) -> NDArray[np.float64]:
+        """v' = B^-1 u, once per model (the step-size path and the mean-shift line both read it)."""
+        return self.model.whiten(self.direction)
 
-
-def _take_share(y: NDArray[np.float64], v: NDArray[np.float64]) -> NDArray[np.float64]:
-    """(I + v v^T)^(-1/2) y = y - (1 - 1 / sqrt(1 + |v|^2)) (v^ . y) v^ for rows ``y`` (``(n,)`` or ``(k, n)``)."""
-    norm2 = float(v @ v)
-    if not norm2 > 0.0:
-        return y.copy()
-    unit = v / math.sqrt(norm2)
-    gamma = 1.0 - 1.0 / math.sqrt(1.0 + norm2)
-    return y - gamma * np.multiply.outer(y @ unit, unit)
+    def whiten(self, step: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``step`` (``(n,)``) in the coordinates where this model's covariance is the identity:
+        (I + v' v'^T)^(-1/2) B^-1 step = y - (1 - 1 / sqrt(1 + |v'|^2)) (v'^ . y) v'^, y = B^-1 step."""
+        y = self.model.whiten(step)
+        v = self._whitened_direction
+        norm2 = float(v @ v)
+        if not norm2 > 0.0:
+            return y
+        unit = v / math.sqrt(norm2)
+        return y - (1.0 - 1.0 / math.sqrt(1.0 + norm2)) * ((y @ unit) * unit)
 
 
 def marginal_scale(v: NDArray[np.float64] | None) -> NDArray[np.float64] | float:

@@ -148,6 +148,15 @@ class FactorizedGaussian:
             out[b.index.ravel()] = np.sqrt(np.einsum("gij,gij->gj", b.factor, b.factor)).ravel()
         return out
 
+    def whiten(self, step: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``step`` (``(n,)``) in the coordinates where this model's covariance is the identity."""
+        y = np.empty_like(step)
+        y[self.weak] = step[self.weak] / self.weak_std
+        for b in self.blocks:  # a sample is mean + z @ factor, so z = step @ inv(factor)
+            z = np.linalg.solve(b.factor.transpose(0, 2, 1), step[b.index][:, :, None])[:, :, 0]
+            y[b.index.ravel()] = z.ravel()
+        return y
+
     def scaled(self, multiplier: float) -> FactorizedGaussian:
         """The same model with every covariance times ``multiplier`` (AMaLGaM's c_mult)."""
         root = float(np.sqrt(multiplier))

@@ -184,16 +184,9 @@ def shape_rates(n: int, mu_eff: float) -> tuple[float, float]:
     return c1, min(1.0 - c1, SHAPE_RATE * (mu_eff + 2.0) / (n + 5.0))
 
 
-def whiten(model: FactorizedGaussian, step: NDArray[np.float64]) -> NDArray[np.float64]:
+def whiten(model: FactorizedGaussian | DirectedGaussian, step: NDArray[np.float64]) -> NDArray[np.float64]:
     """``step`` (``(n,)``) in the coordinates where ``model``'s covariance is the identity."""
-    if isinstance(model, DirectedGaussian):  # B B^T + u u^T: (I + v' v'^T)^(-1/2) B^-1, v' = B^-1 u
-        return model.unskew(whiten(model.model, step), whiten(model.model, model.direction))
-    y = np.empty_like(step)
-    y[model.weak] = step[model.weak] / model.weak_std
-    for b in model.blocks:  # a sample is mean + z @ factor, so z = step @ inv(factor)
-        z = np.linalg.solve(b.factor.transpose(0, 2, 1), step[b.index][:, :, None])[:, :, 0]
-        y[b.index.ravel()] = z.ravel()
-    return y
+    return model.whiten(step)
 
 
 @dataclass(frozen=True)
