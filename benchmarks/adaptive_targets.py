@@ -29,7 +29,7 @@ import argparse
 from collections import defaultdict
 from pathlib import Path
 
-from common import FUNCTIONS, RESULTS, load_runs, shown_path, verdict_of, write_report, zeroed_median
+from common import FUNCTIONS, PAPER_FACTOR, RESULTS, load_runs, shown_path, verdict_of, write_report, zeroed_median
 
 OUT = RESULTS / "adaptive"
 ORDER = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-budget-pop", "edamcc-default", "sep-cma", "vd-cma"]
@@ -45,6 +45,11 @@ def medians(runs: list[dict]) -> dict[tuple, dict[str, dict[str, float]]]:
     for (dim, budget, fname, alg), errors in cells.items():
         out[(dim, budget)][fname][alg] = zeroed_median(errors)
     return out
+
+
+def reference_medians(folder: Path) -> dict[tuple, dict[str, dict[str, float]]]:
+    """:func:`medians` of ``peers.py``'s run files in ``folder`` (empty without the folder)."""
+    return medians(load_runs(folder)) if Path(folder).is_dir() else {}
 
 
 def ceiling(table: dict[str, dict[str, float]]) -> str | None:
@@ -106,7 +111,7 @@ def report(out: Path = OUT, reference: Path | None = None) -> str:
                         paper_checks[a].append(f"{fname} {row[a]:.2g} against below 1e-12 (more than 3x)")
                     else:
                         ratio = 1.0 if row[a] == row["edamcc"] else row[a] / row["edamcc"]
-                        paper_checks[a].append(f"{fname} {ratio:.2g}x" + ("" if ratio <= 3 else " (more than 3x)"))
+                        paper_checks[a].append(f"{fname} {ratio:.2g}x" + ("" if ratio <= PAPER_FACTOR else " (more than 3x)"))
             lines.append(f"| {fname} | " + " | ".join(cells) + " |")
         lines.append("")
         most = ceiling(table)

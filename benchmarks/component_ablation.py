@@ -41,10 +41,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from adaptive_targets import medians
+from adaptive_targets import reference_medians
 from common import (
     FUNCTIONS,
+    PAPER_FACTOR,
     RESULTS,
+    SPHERE_FACTOR,
     add_campaign_options,
     load_runs,
     pyplot,
@@ -112,13 +114,8 @@ def run_one(job: tuple) -> dict:
             "restarts": len(res.strategy.restarts), "wall_seconds": time.perf_counter() - t}  # fmt: skip
 
 
-def _reference(peers: Path) -> dict[tuple, dict[str, dict[str, float]]]:
-    """``peers.py``'s medians in ``peers``, ``{(dim, budget): {function: {algorithm: median}}}`` (empty without the folder)."""
-    return medians(load_runs(peers)) if Path(peers).is_dir() else {}
-
-
 def _cell_reference(reference: dict) -> dict[tuple, dict[str, float]]:
-    """``{cell: {algorithm: median}}`` of :data:`CELLS` from :func:`_reference`."""
+    """``{cell: {algorithm: median}}`` of :data:`CELLS` from :func:`adaptive_targets.reference_medians`."""
     return {(fname, factor): reference.get((DIM, factor * DIM), {}).get(fname, {}) for fname, factor in CELLS}
 
 
@@ -137,7 +134,7 @@ def plot(out: Path, peers: Path = PEERS) -> Path | None:
         plt = pyplot()
     except ImportError:
         return None
-    med, ref = _medians(load_runs(out / "runs")), _cell_reference(_reference(peers))
+    med, ref = _medians(load_runs(out / "runs")), _cell_reference(reference_medians(peers))
     sphere = CELLS[2]
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
     colors = plt.get_cmap("tab20").colors
@@ -159,7 +156,7 @@ def plot(out: Path, peers: Path = PEERS) -> Path | None:
         ax.set_xlim(min(xs) / 10, max(xs) * 10)
         ax.set_ylim(min(ys) / 10, max(ys) * 10)
         if "edamcc" in ref[cell] and "sep-cma" in ref[sphere]:  # both bounds met: the shaded corner
-            x_max, y_max = 10.0 * ref[sphere]["sep-cma"], 3.0 * ref[cell]["edamcc"]
+            x_max, y_max = SPHERE_FACTOR * ref[sphere]["sep-cma"], PAPER_FACTOR * ref[cell]["edamcc"]
             ax.fill_between([min(xs) / 10, x_max], min(ys) / 10, y_max, color="C2", alpha=0.15, lw=0)
             ax.axhline(y_max, color="C2", lw=0.8, ls="--")
             ax.axvline(x_max, color="C2", lw=0.8, ls="--")
@@ -177,7 +174,7 @@ def plot(out: Path, peers: Path = PEERS) -> Path | None:
 
 def report(out: Path, peers: Path = PEERS) -> str:
     runs = load_runs(out / "runs")
-    reference = _reference(peers)
+    reference = reference_medians(peers)
     ref = _cell_reference(reference)
     wide = list(_wide_cells(runs))
     rerun = "python benchmarks/component_ablation.py" + (f" --wide {' '.join(wide)}" if wide else "")
@@ -203,8 +200,8 @@ def report(out: Path, peers: Path = PEERS) -> str:
             med[(fname, factor)] = zeroed_median([r["error"] for r in rs])
             errors = " ".join(f"{r['error']:.1e}" for r in rs)
             row.append(f"{med[(fname, factor)]:.2e} ({errors}; {sum(r['restarts'] > 0 for r in rs)} restarted)")
-        paper = ", ".join(_within(med, ref, cell, "edamcc", 3.0) for cell in CELLS[:2])
-        lines.append(f"| {name} | {' | '.join(row)} | {paper} | {_within(med, ref, CELLS[2], 'sep-cma', 10.0)} |")
+        paper = ", ".join(_within(med, ref, cell, "edamcc", PAPER_FACTOR) for cell in CELLS[:2])
+        lines.append(f"| {name} | {' | '.join(row)} | {paper} | {_within(med, ref, CELLS[2], 'sep-cma', SPHERE_FACTOR)} |")
     lines += _wide_table(runs, reference)
     return "\n".join(lines) + "\n"
 
