@@ -4,6 +4,7 @@
     python benchmarks/trace_model.py F3 --dim 500 -M 1000 -c 100 --variant umdac
 
     python benchmarks/trace_model.py F3 --dim 100 --variant edamcc-csa -M 0 -c 0 --theta auto --budget 100000 --every 400
+    python benchmarks/trace_model.py F9 --dim 100 --variant edamcc-vd-lf0 -M 0 -c 0 --theta auto --budget 1000000 --every 2000
 
 For diagnosing a run that stalls: a model whose standard deviations stay large while the best
 error stops improving is not converging (too much variance kept), one whose deviations
@@ -12,7 +13,9 @@ collapse while the mean stops moving has converged prematurely. Prints a Markdow
 rules for the variant (and ``--budget``); with a budget the run goes on to its stop unless
 ``--generations`` says otherwise. Variants with
 a step size (the default's) add their population (it doubles at each restart), the step size
-sigma and the shape's condition (max / min of sigma^2 D_i^2, the model's variances).
+sigma and the shape's condition (max / min of the factorized part's variances); those with a
+learned direction (``edamcc-vd``, and the experiment ``edamcc-vd-lf0`` of
+:func:`coco.optimizers.direction_only_variant`) add |v| and its largest |v_i|.
 """
 
 from __future__ import annotations
@@ -21,8 +24,11 @@ import argparse
 
 import numpy as np
 
+from coco.optimizers import direction_only_variant
 from edamcc import EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
+
+EXPERIMENTS = {"edamcc-vd-lf0": direction_only_variant}  # the benchmarks' own variants, by name
 
 
 def model_stds(model) -> tuple[np.ndarray, np.ndarray]:
@@ -49,12 +55,14 @@ def main() -> None:
     options = {"population_size": args.population_size or None, "theta": args.theta if args.theta == "auto" else float(args.theta)}
     if args.c:
         options["c"] = args.c
-    es = EDAMCCStrategy(bounds=f.bounds, variant=args.variant, seed=args.seed, budget=args.budget, record_pairs=False, **options)
+    variant = EXPERIMENTS[args.variant]() if args.variant in EXPERIMENTS else args.variant
+    es = EDAMCCStrategy(bounds=f.bounds, variant=variant, seed=args.seed, budget=args.budget, record_pairs=False, **options)
     stepped = es.variant.uses_step_size
+    directed = es.variant.learned_direction
     print(f"{args.function} {args.dim}D, {args.variant}, M = {es.population_size}, c = {es.c}, seed {args.seed}\n")
-    extra = " M | sigma | condition |" if stepped else ""
+    extra = (" M | sigma | condition |" if stepped else "") + (" abs(v) | max abs(v_i) |" if directed else "")
     print("| generation | evaluations | best error | weak | median std (weak) | median std (groups) | min std | max |mean - x*| |" + extra)
-    print("|---|---|---|---|---|---|---|---|" + "---|" * (3 if stepped else 0))
+    print("|---|---|---|---|---|---|---|---|" + "---|" * ((3 if stepped else 0) + (2 if directed else 0)))
     limit = args.generations if args.generations is not None else (None if args.budget is not None else 1000)
     g, stopped = 0, False
     while (limit is None or g < limit) and not stopped:
@@ -63,7 +71,10 @@ def main() -> None:
         g += 1
         stopped = args.budget is not None and es.should_stop()
         if g % args.every == 0 or g == limit or stopped:
-            model = getattr(es.model, "model", es.model)  # the Gaussian inside the mean-shift samples' wrapper
+            model, direction = es.model, None
+            while hasattr(model, "model"):  # the Gaussian inside the mean-shift samples' and the direction's wrappers
+                direction = getattr(model, "direction", direction)
+                model = model.model
             weak, grouped = model_stds(model)
             both = np.concatenate([weak, grouped])
             if not both.size:  # a restart has just begun: the uniform box, no Gaussian yet
@@ -74,6 +85,9 @@ def main() -> None:
                    f"{both.min():.3g} | {reach:.3g} |")  # fmt: skip
             if stepped:
                 row += f" {es.population_size} | {es.step_size:.3g} | {(both.max() / both.min()) ** 2:.3g} |"
+            if directed:  # v in the units of the factorized part: u_i / its spread
+                v = np.zeros(1) if direction is None else direction / model.stds()
+                row += f" {np.linalg.norm(v):.3g} | {np.max(np.abs(v)):.3g} |"
             print(row, flush=True)
 
 

@@ -38,6 +38,19 @@ def test_minimize_options_name_the_variant_and_the_learned_partition():
     assert peers.minimize_options("edamcc-adaptive-learned") == {"variant": "edamcc-adaptive", "partition": "learned"}
 
 
+def test_the_direction_only_experiment_is_the_default_plus_the_learned_direction():
+    from dataclasses import fields
+
+    from edamcc import VARIANTS
+
+    variant = peers.minimize_options("edamcc-vd-lf0")["variant"]
+    default, vd = VARIANTS["edamcc-sep-cc"], VARIANTS["edamcc-vd"]
+    differ = lambda a, b: {f.name for f in fields(a) if getattr(a, f.name) != getattr(b, f.name)}  # noqa: E731
+    assert differ(variant, vd) == {"name", "description", "line_free_path"} and variant.line_free_path is False
+    assert differ(variant, default) == {"name", "description", "learned_direction"} and variant.learned_direction
+    assert "edamcc-vd-lf0" in peers.SELF_ADAPTIVE and "edamcc-vd-lf0" in peers.ALGORITHMS
+
+
 def test_budget_pop_scales_the_first_population_with_the_budget():
     # the default's 4 + 3 ln n up to about 170 n evaluations at n = 100, then budget / (10 n), at most 10 sqrt(n)
     assert peers.minimize_options("edamcc-budget-pop", 100, 10_000) == {"variant": "edamcc-csa", "population_size": 17}

@@ -118,6 +118,24 @@ def edamcc_vd(problem, lower, upper, budget, seed):
     _edamcc(problem, lower, upper, budget, seed, variant="edamcc-vd", repair="none")
 
 
+def direction_only_variant():
+    """The ``edamcc-vd-lf0`` experiment: ``edamcc-vd`` whose step-size path reads the mean's step as
+    it is (``line_free_path=False``, the default's path), so that only the learned direction differs
+    from the default. Not a registered variant of the package."""
+    from dataclasses import replace
+
+    from edamcc import VARIANTS
+
+    return replace(VARIANTS["edamcc-vd"], name="edamcc-vd-lf0", line_free_path=False,
+                   description="edamcc-vd with the default's step-size path (line_free_path=False): the default plus one learned direction")  # fmt: skip
+
+
+@register("edamcc-vd-lf0", "edamcc", "edamcc.minimize, edamcc-vd with the default's step-size path (line_free_path=False; "
+          "direction_only_variant, an experiment, not a registered variant), repair='none' as edamcc-default")
+def edamcc_vd_lf0(problem, lower, upper, budget, seed):
+    _edamcc(problem, lower, upper, budget, seed, variant=direction_only_variant(), repair="none")
+
+
 # The population size adaptation experiments (edamcc.population_size): the default with each rule
 # of population_adaptation, built here (not registered variants of the package) for this runner and peers.py.
 POPULATION_EXPERIMENTS = {"edamcc-sep-cc-psa": "psa", "edamcc-sep-cc-psa-path": "path"}
