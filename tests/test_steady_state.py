@@ -169,12 +169,11 @@ def test_dask_worker_saturation_one_loses_only_the_killing_point(hang_guard):
     default worker-saturation (1.1) the innocent point queued beside it also ends KilledWorker."""
     with _one_task_per_worker_client(1) as client:
         res = minimize(dies_rarely, BOUNDS, budget=120, population_size=20, seed=3, executor=client, on_error="nan",
-                       timeout=10, max_in_flight=2)
+                       timeout=60, max_in_flight=2)
     assert res.nfev == 120 and len(res.failures) == 2
-    # both lost points are killers (x[0] > 0.9), no innocent one; a killer ends KilledWorker, or, when
-    # the worker's restarts outlast the run's 10 s timeout on a slow machine, TimeoutError
-    assert all(f.x[0] > 0.9 for f in res.failures), [(f.x[0], f.error) for f in res.failures]
-    assert all(f.error.startswith(("KilledWorker", "TimeoutError")) for f in res.failures), [f.error for f in res.failures]
+    # both lost points are killers (x[0] > 0.9) and end KilledWorker, no innocent one; the timeout leaves room
+    # for Dask's four restarts of the worker (on a 2-core machine a killer needed more than 10 s for them)
+    assert all(f.x[0] > 0.9 and "KilledWorker" in f.error for f in res.failures), [(f.x[0], f.error) for f in res.failures]
 
 
 def sleepy(x):
