@@ -28,7 +28,7 @@ from coco.optimizers import direction_only_variant
 from edamcc import EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
 
-EXPERIMENTS = {"edamcc-vd-lf0": direction_only_variant}  # the benchmarks' own variants, by name
+EXPERIMENTS = {v.name: v for v in (direction_only_variant(),)}  # the benchmarks' own variants, by their names
 
 
 def model_stds(model) -> tuple[np.ndarray, np.ndarray]:
@@ -55,7 +55,7 @@ def main() -> None:
     options = {"population_size": args.population_size or None, "theta": args.theta if args.theta == "auto" else float(args.theta)}
     if args.c:
         options["c"] = args.c
-    variant = EXPERIMENTS[args.variant]() if args.variant in EXPERIMENTS else args.variant
+    variant = EXPERIMENTS.get(args.variant, args.variant)
     es = EDAMCCStrategy(bounds=f.bounds, variant=variant, seed=args.seed, budget=args.budget, record_pairs=False, **options)
     stepped = es.variant.uses_step_size
     directed = es.variant.learned_direction
