@@ -10,7 +10,6 @@ import pytest
 from edamcc import EDAMCCStrategy
 from edamcc.direction import DirectedGaussian, direction_rates, marginal_scale, update_direction
 from edamcc.models import FactorizedGaussian, GaussianBlocks
-from edamcc.step_size import whiten
 
 
 def _model(n: int = 7, seed: int = 0) -> FactorizedGaussian:
@@ -44,9 +43,9 @@ def test_samples_have_the_factorized_covariance_plus_the_direction() -> None:
 
 def test_whitening_takes_the_whole_covariance_to_the_identity() -> None:
     model = DirectedGaussian(_model(), np.array([0.5, -1.0, 0.3, 1.5, 0.0, -0.7, 0.2]))
-    w = np.stack([whiten(model, e) for e in np.eye(7)], axis=1)  # the whitening matrix, column by column
+    w = np.stack([model.whiten(e) for e in np.eye(7)], axis=1)  # the whitening matrix, column by column
     np.testing.assert_allclose(w @ _covariance(model) @ w.T, np.eye(7), atol=1e-10)
-    without = np.stack([whiten(model.model, e) for e in np.eye(7)], axis=1)  # the factorized model's alone: not the identity
+    without = np.stack([model.model.whiten(e) for e in np.eye(7)], axis=1)  # the factorized model's alone: not the identity
     assert not np.allclose(without @ _covariance(model) @ without.T, np.eye(7), atol=1e-3)
 
 

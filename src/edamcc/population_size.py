@@ -51,7 +51,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .models import FactorizedGaussian
-from .step_size import effective_mu, shape_rates, step_size_rate, whiten
+from .step_size import effective_mu, shape_rates, step_size_rate
 from .variants import check_population_rule
 
 ALPHA = 1.4  # PSA-CMA-ES's threshold on |p|^2 / gamma
@@ -111,7 +111,7 @@ class PopulationSize:
         if model is None or new_model is None or new_model is model:
             return self
         mu_eff = effective_mu(selected)
-        step = whiten(model, new_model.mean - model.mean)
+        step = model.whiten(new_model.mean - model.mean)
         return self.update(step, model.stds() ** 2, new_model.stds() ** 2, mu_eff, *shape_rates(step.size, mu_eff))
 
     def update(self, mean_step: NDArray[np.float64], variances: NDArray[np.float64], new_variances: NDArray[np.float64],

@@ -184,11 +184,6 @@ def shape_rates(n: int, mu_eff: float) -> tuple[float, float]:
     return c1, min(1.0 - c1, SHAPE_RATE * (mu_eff + 2.0) / (n + 5.0))
 
 
-def whiten(model: FactorizedGaussian | DirectedGaussian, step: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``step`` (``(n,)``) in the coordinates where ``model``'s covariance is the identity."""
-    return model.whiten(step)
-
-
 @dataclass(frozen=True)
 class StepSize:
     """The step-size state after a generation (None fields: no model fitted yet)."""
@@ -284,7 +279,7 @@ class StepSize:
             c = step_size_rate(n, mu_eff)
             d = 1.0 + c + 2.0 * max(0.0, math.sqrt((mu_eff - 1.0) / (n + 1.0)) - 1.0)
             step = fitted.mean - self.model.mean
-            y = whiten(self.model, self.path_step(step, mu_eff, line_share))  # the mean's step, in the model's units
+            y = self.model.whiten(self.path_step(step, mu_eff, line_share))  # the mean's step, in the model's units
             path = (1.0 - c) * self.path + math.sqrt(c * (2.0 - c) * mu_eff) * y  # type: ignore[operator]
             norm = float(np.linalg.norm(path))
             log_step = min(MAX_LOG_STEP, (c / d) * (norm / expected_norm(n) - 1.0))
@@ -354,7 +349,7 @@ class StepSize:
 def mean_shift_line(model: FactorizedGaussian, step: NDArray[np.float64]) -> NDArray[np.float64] | None:
     """``step`` rescaled to the length E|N(0, I)| in ``model``'s coordinates, so that the points
     mean +- line are as far out as a typical sample of ``model`` (None: no step to follow)."""
-    length = float(np.linalg.norm(whiten(model, step)))
+    length = float(np.linalg.norm(model.whiten(step)))
     if not (np.isfinite(length) and length > 0.0):
         return None
     return step * (expected_norm(step.size) / length)
