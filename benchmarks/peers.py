@@ -37,7 +37,7 @@ from common import FUNCTIONS, RESULTS, ZERO, load_runs, paper_budget, run_missin
 from edamcc import VARIANTS, minimize
 from edamcc.benchmark_functions import get_function
 
-ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-lf0", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-adaptive-learned", "edamcc-csa-learned", "edamcc-default",
+ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-lf0", "edamcc-vd-lf0-na", "edamcc-vd-lf0-na-wi", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-adaptive-learned", "edamcc-csa-learned", "edamcc-default",
               "edamcc-budget-pop",
               "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma", "vd-cma", "ng-emna", "ng-ngopt", "rpeda"]
 # The self-adaptive variants with SM's groups learned from |corr| (partition="learned") instead of random.
@@ -47,10 +47,11 @@ TPA_EVERYWHERE = replace(VARIANTS["edamcc-tpa"], name="edamcc-tpa-all", two_poin
 # the default with population size adaptation within a run (experiments, not registered variants): PSA-CMA-ES's rule
 # (its rate 0.4 and step-size correction), and the test over the step-size path's horizon (rate c_sigma, no correction)
 POPULATION_ADAPTIVE = {name: population_variant(name) for name in POPULATION_EXPERIMENTS}
-# edamcc-vd with the default's step-size path: the default plus one learned direction (an experiment)
-DIRECTION_ONLY = direction_only_variant()
+# edamcc-vd with the default's step-size path: the default plus one learned direction, with and
+# without the active term of the diagonal's update, and without it with WI blind to the direction (experiments), by name
+DIRECTION_ONLY = {v.name: v for v in (direction_only_variant(), direction_only_variant(active=False), direction_only_variant(active=False, direction_free_wi=True))}
 # run through minimize with their own defaults: the package's self-adaptive variants and the entries built on them
-SELF_ADAPTIVE = {name for name, v in VARIANTS.items() if v.adaptive} | {TPA_EVERYWHERE.name, DIRECTION_ONLY.name, *POPULATION_ADAPTIVE, "edamcc-default", "edamcc-budget-pop", *LEARNED}
+SELF_ADAPTIVE = {name for name, v in VARIANTS.items() if v.adaptive} | {TPA_EVERYWHERE.name, *DIRECTION_ONLY, *POPULATION_ADAPTIVE, "edamcc-default", "edamcc-budget-pop", *LEARNED}
 PYCMA = ("sep-cma", "cma", "vd-cma")  # pycma's, run with its tolerances off and restarted with the budget left
 EXPENSIVE_AT_500 = {"eeda", "emna-global", "cma"}  # O(n^2) per sample or O(n^3) per generation
 
@@ -76,8 +77,8 @@ def minimize_options(algorithm: str, dim: int | None = None, budget: int | None 
         return {"variant": TPA_EVERYWHERE}
     if algorithm in POPULATION_ADAPTIVE:
         return {"variant": POPULATION_ADAPTIVE[algorithm]}
-    if algorithm == DIRECTION_ONLY.name:
-        return {"variant": DIRECTION_ONLY}
+    if algorithm in DIRECTION_ONLY:
+        return {"variant": DIRECTION_ONLY[algorithm]}
     return {"variant": algorithm}
 
 

@@ -14,7 +14,7 @@ rules for the variant (and ``--budget``); with a budget the run goes on to its s
 ``--generations`` says otherwise. Variants with
 a step size (the default's) add their population (it doubles at each restart), the step size
 sigma and the shape's condition (max / min of the factorized part's variances); those with a
-learned direction (``edamcc-vd``, and the experiment ``edamcc-vd-lf0`` of
+learned direction (``edamcc-vd``, and the experiments ``edamcc-vd-lf0``, ``-na`` and ``-na-wi`` of
 :func:`coco.optimizers.direction_only_variant`) add |v| and its largest |v_i|.
 """
 
@@ -28,7 +28,7 @@ from coco.optimizers import direction_only_variant
 from edamcc import EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
 
-EXPERIMENTS = {v.name: v for v in (direction_only_variant(),)}  # the benchmarks' own variants, by their names
+EXPERIMENTS = {v.name: v for v in (direction_only_variant(), direction_only_variant(active=False), direction_only_variant(active=False, direction_free_wi=True))}  # the benchmarks' own variants, by their names
 
 
 def model_stds(model) -> tuple[np.ndarray, np.ndarray]:

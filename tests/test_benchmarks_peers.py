@@ -51,6 +51,21 @@ def test_the_direction_only_experiment_is_the_default_plus_the_learned_direction
     assert "edamcc-vd-lf0" in peers.SELF_ADAPTIVE and "edamcc-vd-lf0" in peers.ALGORITHMS
 
 
+def test_the_passive_direction_experiment_drops_only_the_active_term():
+    from dataclasses import fields
+
+    variant = peers.minimize_options("edamcc-vd-lf0-na")["variant"]
+    lf0 = peers.minimize_options("edamcc-vd-lf0")["variant"]
+    differ = {f.name for f in fields(variant) if getattr(variant, f.name) != getattr(lf0, f.name)}
+    assert differ == {"name", "description", "active"} and lf0.active and not variant.active
+    assert variant.learned_direction and variant.line_free_path is False
+    assert "edamcc-vd-lf0-na" in peers.SELF_ADAPTIVE and "edamcc-vd-lf0-na" in peers.ALGORITHMS
+    free = peers.minimize_options("edamcc-vd-lf0-na-wi")["variant"]
+    differ = {f.name for f in fields(free) if getattr(free, f.name) != getattr(variant, f.name)}
+    assert differ == {"name", "description", "direction_free_wi"} and free.direction_free_wi
+    assert "edamcc-vd-lf0-na-wi" in peers.SELF_ADAPTIVE and "edamcc-vd-lf0-na-wi" in peers.ALGORITHMS
+
+
 def test_budget_pop_scales_the_first_population_with_the_budget():
     # the default's 4 + 3 ln n up to about 170 n evaluations at n = 100, then budget / (10 n), at most 10 sqrt(n)
     assert peers.minimize_options("edamcc-budget-pop", 100, 10_000) == {"variant": "edamcc-csa", "population_size": 17}

@@ -49,6 +49,32 @@ def test_whitening_takes_the_whole_covariance_to_the_identity() -> None:
     assert not np.allclose(without @ _covariance(model) @ without.T, np.eye(7), atol=1e-3)
 
 
+def test_without_direction_whitens_by_the_whole_model_and_colors_by_the_factorized_part() -> None:
+    direction = np.array([0.5, -1.0, 0.3, 1.5, 0.0, -0.7, 0.2])
+    model = DirectedGaussian(_model(), direction)
+    rows = model.sample(np.random.default_rng(2), 5)
+    inner = model.model
+    factor = np.zeros((7, 7))  # B, with samples m + B z: weak variables' stds and each group's F^T
+    factor[inner.weak, inner.weak] = inner.weak_std
+    for index, f in zip(inner.blocks[0].index, inner.blocks[0].factor):
+        factor[np.ix_(index, index)] = f.T
+    expected = model.mean + np.stack([factor @ model.whiten(r - model.mean) for r in rows])
+    np.testing.assert_allclose(model.without_direction(rows), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_without_direction_leaves_the_factorized_parts_correlations_alone() -> None:
+    # on a diagonal model with a long direction, rows as drawn are correlated along it; without its share they are not
+    rng = np.random.default_rng(4)
+    n = 6
+    inner = FactorizedGaussian(np.zeros(n), np.arange(n), np.ones(n), ())
+    model = DirectedGaussian(inner, np.array([3.0, 3.0, -3.0, 0.0, 0.0, 0.0]))
+    rows = model.sample(rng, 20_000)
+    drawn = np.corrcoef(rows.T)
+    assert drawn[0, 1] > 0.8 and drawn[0, 2] < -0.8
+    cleaned = model.without_direction(rows)
+    np.testing.assert_allclose(np.cov(cleaned.T), np.eye(n), atol=0.05)  # the factorized part's N(0, I)
+
+
 def test_scaled_multiplies_the_whole_covariance() -> None:
     model = DirectedGaussian(_model(), np.arange(7.0) / 7.0)
     np.testing.assert_allclose(_covariance(model.scaled(2.5)), 2.5 * _covariance(model))

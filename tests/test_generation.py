@@ -66,6 +66,37 @@ def test_fit_generation_follows_the_variant(name):
     assert fitted.model.sample(np.random.default_rng(1), 4).shape == (4, 6)
 
 
+def test_structure_rows_decide_wi_while_the_model_is_fitted_on_the_selected_rows():
+    rng = np.random.default_rng(0)
+    independent = rng.normal(size=(40, 6))
+    selected = independent.copy()
+    selected[:, 1] = selected[:, 0] + 0.01 * selected[:, 1]  # variables 0 and 1 dependent as selected
+    variant = get_variant("edamcc")
+    plain = fit_generation(selected, variant, theta=0.5, c=3, m_corr=40, rng=np.random.default_rng(1))
+    cleaned = fit_generation(selected, variant, theta=0.5, c=3, m_corr=40, rng=np.random.default_rng(1), structure_rows=independent)
+    assert not plain.weak[0] and not plain.weak[1]
+    assert cleaned.weak.all()  # WI read the structure rows: no dependence
+    np.testing.assert_array_equal(cleaned.model.mean, selected.mean(axis=0))  # the fit read the selected rows
+    np.testing.assert_allclose(cleaned.model.stds(), selected.std(axis=0))
+
+
+def test_direction_free_wi_reads_the_rows_without_the_directions_share():
+    from dataclasses import replace
+
+    from edamcc import EDAMCCStrategy, VARIANTS
+
+    variant = replace(VARIANTS["edamcc-vd"], name="vd-free-wi", direction_free_wi=True)
+    runs = {}
+    for v in (VARIANTS["edamcc-vd"], variant):
+        es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * 30, variant=v, seed=3, record_pairs=False)
+        for _ in range(60):
+            x = es.ask()
+            es.tell(x, np.sum(np.cumsum(x, axis=1) ** 2, axis=1))  # Schwefel 1.2: one direction matters most
+        runs[v.name] = es
+    assert runs["vd-free-wi"].model.mean.shape == (30,)
+    assert not np.array_equal(runs["vd-free-wi"].weak_mask, runs["edamcc-vd"].weak_mask)
+
+
 def test_learned_partition_groups_the_strong_variables_by_their_dependencies():
     # selected rows of two dependent blocks, scattered, and independent variables elsewhere
     rng = np.random.default_rng(0)

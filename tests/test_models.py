@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from edamcc.models import fit_chain, fit_factorized, fit_univariate
+from edamcc.models import FactorizedGaussian, GaussianBlocks, fit_chain, fit_factorized, fit_univariate
 
 
 def test_factorized_gaussian_recovers_block_covariances():
@@ -85,3 +85,16 @@ def test_line_samples_put_the_mean_shift_points_first_in_a_generation():
     for first in (2, 5, None):  # later rows of the block, and extras beyond it: the model's draws only
         np.testing.assert_array_equal(model.sample(np.random.default_rng(2), 4, first), base.sample(np.random.default_rng(2), 4))
     assert model.max_std == base.max_std and np.array_equal(model.stds(), base.stds()) and model.mean is base.mean
+
+
+def test_precision_dot_is_the_inverse_covariance_times_the_vector():
+    rng = np.random.default_rng(3)
+    factor = rng.standard_normal((2, 2, 2)) + 2.0 * np.eye(2)  # groups (1, 4) and (2, 3), full factors
+    weak = np.array([0, 5])
+    model = FactorizedGaussian(rng.standard_normal(6), weak, np.array([0.5, 3.0]), (GaussianBlocks(np.array([[1, 4], [2, 3]]), factor),))
+    cov = np.zeros((6, 6))
+    cov[weak, weak] = model.weak_std**2
+    for index, f in zip(model.blocks[0].index, factor):
+        cov[np.ix_(index, index)] = f.T @ f  # a group's covariance, as its samples z @ factor have it
+    u = rng.standard_normal(6)
+    np.testing.assert_allclose(model.precision_dot(u), np.linalg.solve(cov, u), rtol=1e-10)

@@ -78,9 +78,28 @@ def test_a_custom_variant_is_checked_when_it_is_made():
     assert replace(VARIANTS["edamcc-sep-cc"], line_free_path=0.5).line_free_path == 0.5
     with pytest.raises(ValueError, match="^learned_direction: expected True or False"):
         replace(VARIANTS["edamcc-sep-cc"], learned_direction=1)
+    with pytest.raises(ValueError, match="^direction_free_wi: expected True or False"):
+        replace(VARIANTS["edamcc-vd"], direction_free_wi=1)
+    with pytest.raises(ValueError, match="^direction_free_wi: .*learned_direction=True and identify_weak=True"):
+        replace(VARIANTS["edamcc-sep-cc"], direction_free_wi=True)  # no direction to take out
+    assert replace(VARIANTS["edamcc-vd"], direction_free_wi=True).direction_free_wi
+    assert not any(v.direction_free_wi for v in VARIANTS.values())  # an experiment (benchmarks/peers.py), not registered
     for bad_rule in ("PSA", True, 1):
         with pytest.raises(ValueError, match=r"^population_adaptation: expected one of \('psa', 'path'\) or None"):
             replace(VARIANTS["edamcc-sep-cc"], population_adaptation=bad_rule)
     assert not any(v.population_adaptation for v in VARIANTS.values())  # an experiment (benchmarks/peers.py), not registered
     assert all(VARIANTS[name].active for name in ("edamcc-csa", "edamcc-tpa", "edamcc-sep-cc"))
     assert not replace(VARIANTS["edamcc-csa"], name="passive", active=False).active
+
+
+def test_a_variant_pickled_before_a_field_was_added_unpickles_with_the_fields_default():
+    import pickle
+
+    variant = VARIANTS["edamcc-vd"]
+    restored = pickle.loads(pickle.dumps(variant))
+    assert restored == variant
+    state = dict(variant.__dict__)
+    del state["direction_free_wi"]  # as pickled by a version without the field
+    old = object.__new__(Variant)
+    old.__setstate__(state)
+    assert old.direction_free_wi is False and old == variant

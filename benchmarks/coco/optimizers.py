@@ -118,22 +118,47 @@ def edamcc_vd(problem, lower, upper, budget, seed):
     _edamcc(problem, lower, upper, budget, seed, variant="edamcc-vd", repair="none")
 
 
-def direction_only_variant():
+def direction_only_variant(active: bool = True, direction_free_wi: bool = False):
     """The ``edamcc-vd-lf0`` experiment: ``edamcc-vd`` whose step-size path reads the mean's step as
     it is (``line_free_path=False``, the default's path), so that only the learned direction differs
-    from the default. Not a registered variant of the package."""
+    from the default. With ``active=False``, ``edamcc-vd-lf0-na``: the same without the active
+    (negative-weight) term of the diagonal's update, which with the direction collapsed the diagonal
+    on the rotated elliptic F9 (``trace_model.py``); with ``direction_free_wi`` too,
+    ``edamcc-vd-lf0-na-wi``: WI reads the selected rows without the direction's share. Not
+    registered variants of the package."""
     from dataclasses import replace
 
     from edamcc import VARIANTS
 
-    return replace(VARIANTS["edamcc-vd"], name="edamcc-vd-lf0", line_free_path=False,
+    base = replace(VARIANTS["edamcc-vd"], name="edamcc-vd-lf0", line_free_path=False,
                    description="edamcc-vd with the default's step-size path (line_free_path=False): the default plus one learned direction")  # fmt: skip
+    if active:
+        if direction_free_wi:
+            raise ValueError("direction_free_wi: measured only without the active term (active=False)")
+        return base
+    if not direction_free_wi:
+        return replace(base, name="edamcc-vd-lf0-na", active=False,
+                       description="edamcc-vd-lf0 without the active term of the diagonal's update (active=False)")  # fmt: skip
+    return replace(base, name="edamcc-vd-lf0-na-wi", active=False, direction_free_wi=True,
+                   description="edamcc-vd-lf0-na whose WI reads the selected rows without the direction's share (direction_free_wi=True)")  # fmt: skip
 
 
 @register("edamcc-vd-lf0", "edamcc", "edamcc.minimize, edamcc-vd with the default's step-size path (line_free_path=False; "
           "direction_only_variant, an experiment, not a registered variant), repair='none' as edamcc-default")
 def edamcc_vd_lf0(problem, lower, upper, budget, seed):
     _edamcc(problem, lower, upper, budget, seed, variant=direction_only_variant(), repair="none")
+
+
+@register("edamcc-vd-lf0-na", "edamcc", "edamcc.minimize, edamcc-vd-lf0 without the active term of the diagonal's update "
+          "(direction_only_variant(active=False), an experiment, not a registered variant), repair='none' as edamcc-default")
+def edamcc_vd_lf0_na(problem, lower, upper, budget, seed):
+    _edamcc(problem, lower, upper, budget, seed, variant=direction_only_variant(active=False), repair="none")
+
+
+@register("edamcc-vd-lf0-na-wi", "edamcc", "edamcc.minimize, edamcc-vd-lf0-na whose WI reads the selected rows without the direction's "
+          "share (direction_only_variant(active=False, direction_free_wi=True), an experiment), repair='none' as edamcc-default")
+def edamcc_vd_lf0_na_wi(problem, lower, upper, budget, seed):
+    _edamcc(problem, lower, upper, budget, seed, variant=direction_only_variant(active=False, direction_free_wi=True), repair="none")
 
 
 # The population size adaptation experiments (edamcc.population_size): the default with each rule

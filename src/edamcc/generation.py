@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .adaptation import Adaptation
+from .direction import DirectedGaussian
 from .models import UniformModel, fit_chain, fit_factorized, fit_univariate
 from .settings import Resolved
 from .step_size import StepSize, effective_mu, recombination_weights
@@ -114,6 +115,7 @@ def fit_generation(
     pair_counts: NDArray[np.integer] | None = None,
     weights: NDArray[np.float64] | None = None,
     partition: str = "random",
+    structure_rows: NDArray[np.float64] | None = None,
 ) -> FittedGeneration:
     """Fit ``variant``'s model on ``selected`` (the best m rows, shape ``(m, n)``): Fig. 6, steps 2-3.
 
@@ -122,6 +124,10 @@ def fit_generation(
 
     ``partition="learned"`` (self-adaptive variants): the strong variables are clustered by
     their |corr| on WI's rows (Fig. 11) and those left over are split at random (Fig. 4).
+
+    ``structure_rows`` (``(m, n)``, in the order of ``selected``): the rows WI and the
+    clustering correlate instead of ``selected`` (``Variant.direction_free_wi``); the model is
+    fitted on ``selected`` either way.
 
     Random draws, in this order: the m_corr rows for WI (without replacement: "duplicate
     samples cannot contribute to correlation estimation", Section III-C), then SM's random
@@ -136,7 +142,7 @@ def fit_generation(
     subset = selected
     if variant.identify_weak:
         k = min(m_corr, selected.shape[0])
-        subset = selected[rng.choice(selected.shape[0], size=k, replace=False)]
+        subset = (selected if structure_rows is None else structure_rows)[rng.choice(selected.shape[0], size=k, replace=False)]
         if theta >= 1.0:  # no |corr| exceeds 1 (rounding can put a correlation of two rows just past it)
             weak[:] = True
         else:
@@ -218,11 +224,14 @@ def close_generation(
     selected = fitted = weights = None
     if order is not None:
         selected = pool_x[order]
+        structure_rows = None
         if isinstance(adaptation, StepSize):
             weights = recombination_weights(len(order))
+            if rules.variant.direction_free_wi and isinstance(adaptation.model, DirectedGaussian):
+                structure_rows = adaptation.model.without_direction(selected)
         fitted = fit_generation(
             selected, rules.variant, theta=rules.theta_for(len(order)), c=rules.c, m_corr=rules.m_corr, rng=rng, pair_counts=pair_counts,
-            weights=weights, partition=rules.partition,
+            weights=weights, partition=rules.partition, structure_rows=structure_rows,
         )  # fmt: skip
     if adaptation is None:
         return ClosedGeneration(elite_x, elite_f, selected, fitted, None, None if fitted is None else fitted.model)

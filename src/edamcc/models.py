@@ -157,6 +157,16 @@ class FactorizedGaussian:
             y[b.index.ravel()] = z.ravel()
         return y
 
+    def precision_dot(self, vector: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Sigma^-1 ``vector`` (``(n,)``) for this model's covariance Sigma: :meth:`whiten` twice,
+        since a group's covariance is F^T F and whitening multiplies by F^-T."""
+        y = self.whiten(vector)
+        out = np.empty_like(y)
+        out[self.weak] = y[self.weak] / self.weak_std
+        for b in self.blocks:
+            out[b.index.ravel()] = np.linalg.solve(b.factor, y[b.index][:, :, None])[:, :, 0].ravel()
+        return out
+
     def scaled(self, multiplier: float) -> FactorizedGaussian:
         """The same model with every covariance times ``multiplier`` (AMaLGaM's c_mult)."""
         root = float(np.sqrt(multiplier))

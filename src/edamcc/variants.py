@@ -7,7 +7,7 @@ each group get. MIMIC_c^G is the one model outside that family (a chain, not gro
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 
 from .checks import is_int, is_real
 from .models import BLOCK_SCALINGS
@@ -62,6 +62,10 @@ class Variant:
             diagonal, C = sigma^2 D S (R + v v^T) S D with S = diag(1 / sqrt(1 + v_i^2)), so each
             variance stays sigma^2 D_i^2; v is learned by VD-CMA's natural gradient
             (:mod:`edamcc.direction`).
+        direction_free_wi: ``learned_direction`` only: WI (and the structure record) correlate
+            the selected rows mapped to the distribution of the model's factorized part
+            (:meth:`edamcc.direction.DirectedGaussian.without_direction`), so that the
+            correlations the direction itself draws do not make variables strong.
         population_adaptation: ``scale="csa"`` only, None for none: the population grows where a
             generation's update is mostly noise and shrinks where updates agree, within a run
             (PSA-CMA-ES, Nishida and Akimoto 2018): ``"psa"``, PSA-CMA-ES's rate and step-size
@@ -83,12 +87,13 @@ class Variant:
     line_free_path: bool | float = False
     population_adaptation: str | None = None
     learned_direction: bool = False
+    direction_free_wi: bool = False
 
     def __post_init__(self) -> None:
         """A variant is checked when it is made, so that a custom one fails before any run."""
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name: expected a non-empty string; got {self.name!r}")
-        for field in ("identify_weak", "chain", "adaptive", "active", "learned_direction"):
+        for field in ("identify_weak", "chain", "adaptive", "active", "learned_direction", "direction_free_wi"):
             if not isinstance(getattr(self, field), bool):
                 raise ValueError(f"{field}: expected True or False; got {getattr(self, field)!r}")
         if not (isinstance(self.line_free_path, bool) or (is_real(self.line_free_path) and 0.0 <= self.line_free_path <= 1.0)):
@@ -113,9 +118,19 @@ class Variant:
             raise ValueError("line_free_path: it changes the path of the step size of scale='csa', so it needs adaptive=True and scale='csa'")
         if self.learned_direction and not csa:
             raise ValueError("learned_direction: the direction is learned beside the step size's shape, so it needs adaptive=True and scale='csa'")
+        if self.direction_free_wi and not (self.learned_direction and self.identify_weak):
+            raise ValueError("direction_free_wi: WI's rows lose the learned direction's share, so it needs learned_direction=True and identify_weak=True")
         check_population_rule(self.population_adaptation)
         if self.population_adaptation is not None and not csa:
             raise ValueError("population_adaptation: it reads the step size's model of scale='csa', so it needs adaptive=True and scale='csa'")
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickling: a field added since the pickle was made (a checkpoint or a dumped optimizer
+        of an earlier version) takes its default, so the variant runs as it did then."""
+        for f in fields(self):
+            if f.name not in state and f.default is not MISSING:
+                state[f.name] = f.default
+        self.__dict__.update(state)
 
     @property
     def uses_step_size(self) -> bool:
