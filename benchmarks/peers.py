@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from coco.optimizers import BUDGET_POP_VARIANT, POPULATION_EXPERIMENTS, budget_scaled_population, direction_only_variant, population_variant
+from coco.optimizers import BUDGET_POP_VARIANT, POPULATION_EXPERIMENTS, budget_scaled_population, direction_experiments, population_variant
 from common import FUNCTIONS, RESULTS, ZERO, load_runs, paper_budget, run_missing, write_report
 from edamcc import VARIANTS, minimize
 from edamcc.benchmark_functions import get_function
@@ -49,7 +49,7 @@ TPA_EVERYWHERE = replace(VARIANTS["edamcc-tpa"], name="edamcc-tpa-all", two_poin
 POPULATION_ADAPTIVE = {name: population_variant(name) for name in POPULATION_EXPERIMENTS}
 # edamcc-vd with the default's step-size path: the default plus one learned direction, with and
 # without the active term of the diagonal's update, and without it with WI blind to the direction (experiments), by name
-DIRECTION_ONLY = {v.name: v for v in (direction_only_variant(), direction_only_variant(active=False), direction_only_variant(active=False, direction_free_wi=True))}
+DIRECTION_ONLY = direction_experiments()
 # run through minimize with their own defaults: the package's self-adaptive variants and the entries built on them
 SELF_ADAPTIVE = {name for name, v in VARIANTS.items() if v.adaptive} | {TPA_EVERYWHERE.name, *DIRECTION_ONLY, *POPULATION_ADAPTIVE, "edamcc-default", "edamcc-budget-pop", *LEARNED}
 PYCMA = ("sep-cma", "cma", "vd-cma")  # pycma's, run with its tolerances off and restarted with the budget left

@@ -24,11 +24,11 @@ import argparse
 
 import numpy as np
 
-from coco.optimizers import direction_only_variant
+from coco.optimizers import direction_experiments
 from edamcc import EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
 
-EXPERIMENTS = {v.name: v for v in (direction_only_variant(), direction_only_variant(active=False), direction_only_variant(active=False, direction_free_wi=True))}  # the benchmarks' own variants, by their names
+EXPERIMENTS = direction_experiments()  # the benchmarks' own variants, by their names
 
 
 def model_stds(model) -> tuple[np.ndarray, np.ndarray]:

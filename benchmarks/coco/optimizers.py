@@ -143,6 +143,12 @@ def direction_only_variant(active: bool = True, direction_free_wi: bool = False)
                    description="edamcc-vd-lf0-na whose WI reads the selected rows without the direction's share (direction_free_wi=True)")  # fmt: skip
 
 
+def direction_experiments() -> dict:
+    """The experiments of :func:`direction_only_variant` by name: ``edamcc-vd-lf0``, ``-na`` and ``-na-wi``."""
+    return {v.name: v for v in (direction_only_variant(), direction_only_variant(active=False),
+                                direction_only_variant(active=False, direction_free_wi=True))}  # fmt: skip
+
+
 @register("edamcc-vd-lf0", "edamcc", "edamcc.minimize, edamcc-vd with the default's step-size path (line_free_path=False; "
           "direction_only_variant, an experiment, not a registered variant), repair='none' as edamcc-default")
 def edamcc_vd_lf0(problem, lower, upper, budget, seed):
