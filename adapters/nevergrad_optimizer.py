@@ -198,6 +198,7 @@ REGISTERED = {
     "EDAMCC-TPA": "edamcc-tpa",
     "EDAMCC-SEP-CC": "edamcc-sep-cc",
     "EDAMCC-VD": "edamcc-vd",
+    "EDAMCC-VD-WI": "edamcc-vd-wi",
     "EDAMCC-Adaptive": "edamcc-adaptive",
     "EDAMCC-EMNA": "edamcc-emna",
     "EDAMCC-GC": "edamcc-gc",

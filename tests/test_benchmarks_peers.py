@@ -54,6 +54,8 @@ def test_the_direction_only_experiment_is_the_default_plus_the_learned_direction
 def test_the_passive_direction_experiment_drops_only_the_active_term():
     from dataclasses import fields
 
+    from edamcc import VARIANTS
+
     variant = peers.minimize_options("edamcc-vd-lf0-na")["variant"]
     lf0 = peers.minimize_options("edamcc-vd-lf0")["variant"]
     differ = {f.name for f in fields(variant) if getattr(variant, f.name) != getattr(lf0, f.name)}
@@ -64,6 +66,8 @@ def test_the_passive_direction_experiment_drops_only_the_active_term():
     differ = {f.name for f in fields(free) if getattr(free, f.name) != getattr(variant, f.name)}
     assert differ == {"name", "description", "direction_free_wi"} and free.direction_free_wi
     assert "edamcc-vd-lf0-na-wi" in peers.SELF_ADAPTIVE and "edamcc-vd-lf0-na-wi" in peers.ALGORITHMS
+    registered = VARIANTS["edamcc-vd-wi"]  # the package's name for the same variant
+    assert {f.name for f in fields(free) if getattr(free, f.name) != getattr(registered, f.name)} == {"name", "description"}
 
 
 def test_budget_pop_scales_the_first_population_with_the_budget():

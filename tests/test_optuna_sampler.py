@@ -216,7 +216,7 @@ def test_a_trial_still_running_holds_its_generation_open_and_later_trials_use_th
 TPA_EVERYWHERE = replace(VARIANTS["edamcc-tpa"], name="tpa-everywhere", two_point_from=1)
 
 
-@pytest.mark.parametrize("variant", ["edamcc-csa", TPA_EVERYWHERE, "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-adaptive", "edamcc"])
+@pytest.mark.parametrize("variant", ["edamcc-csa", TPA_EVERYWHERE, "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-wi", "edamcc-adaptive", "edamcc"])
 def test_the_sampler_and_the_strategy_close_the_same_history_the_same_way(variant):
     """One told history, with NaN rows, an all-NaN generation, extra and late rows, through
     both: the strategy (ask/tell/ask_extra) and the sampler (the same rows as finished trials
@@ -473,7 +473,7 @@ def test_without_optuna_the_import_error_gives_an_install_hint_that_works_from_a
     assert "pip install optuna" in proc.stderr and "pip install '.[optuna]'" in proc.stderr
 
 
-@pytest.mark.parametrize("variant", ["edamcc-adaptive", "edamcc-csa", TPA_EVERYWHERE, "edamcc-sep-cc-lf", "edamcc-vd"])
+@pytest.mark.parametrize("variant", ["edamcc-adaptive", "edamcc-csa", TPA_EVERYWHERE, "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-wi"])
 def test_the_self_adaptive_variants_replay_their_scale_from_the_trials(variant):
     sampler = EDAMCCSampler(seed=2, variant=variant)
     study = run(sampler, n_trials=300)

@@ -8,7 +8,7 @@ from edamcc import VARIANTS, EDAMCCStrategy, Variant, get_variant
 
 
 def test_every_variant_is_one_answer_to_the_three_questions():
-    assert set(VARIANTS) == {"edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-emna", "edamcc-gc", "wi-only", "sm-only", "umdac", "emna-global", "eeda", "mimic"}
+    assert set(VARIANTS) == {"edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-wi", "edamcc-emna", "edamcc-gc", "wi-only", "sm-only", "umdac", "emna-global", "eeda", "mimic"}
     assert get_variant("edamcc") == Variant("edamcc", VARIANTS["edamcc"].description, True, "random", "eeda")
     assert (get_variant("umdac").identify_weak, get_variant("umdac").grouping) == (False, "none")
     assert get_variant("mimic").chain and get_variant("emna-global").block_scaling == "emna"
@@ -17,17 +17,21 @@ def test_every_variant_is_one_answer_to_the_three_questions():
         assert v.scale in ("avs", "csa")
         assert "Table" in v.description or "Fig." in v.description or "et al." in v.description
     assert get_variant("edamcc-csa").adaptive and get_variant("edamcc-csa").scale == "csa"
-    assert [v.name for v in VARIANTS.values() if v.uses_step_size] == ["edamcc-csa", "edamcc-tpa", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd"]
+    assert [v.name for v in VARIANTS.values() if v.uses_step_size] == ["edamcc-csa", "edamcc-tpa", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-wi"]
     assert not replace(VARIANTS["edamcc"], scale="csa").uses_step_size  # the paper's variants ignore scale
     assert [(v.name, v.two_point_from) for v in VARIANTS.values() if v.two_point_from is not None] == [("edamcc-tpa", 300)]
     assert replace(get_variant("edamcc-tpa"), name="edamcc-csa", description=VARIANTS["edamcc-csa"].description, two_point_from=None) == VARIANTS["edamcc-csa"]
-    assert [v.name for v in VARIANTS.values() if v.rank_one_path != "cma"] == ["edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd"]
+    assert [v.name for v in VARIANTS.values() if v.rank_one_path != "cma"] == ["edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-wi"]
     assert replace(get_variant("edamcc-sep-cc"), name="edamcc-csa", description=VARIANTS["edamcc-csa"].description, rank_one_path="cma") == VARIANTS["edamcc-csa"]
     assert [(v.name, v.line_free_path) for v in VARIANTS.values() if v.line_free_path] == [("edamcc-sep-cc-lf", True), ("edamcc-vd", 0.75)]
-    assert [v.name for v in VARIANTS.values() if v.learned_direction] == ["edamcc-vd"]
+    assert [v.name for v in VARIANTS.values() if v.learned_direction] == ["edamcc-vd", "edamcc-vd-wi"]
     sep_cc = VARIANTS["edamcc-sep-cc"]
     assert replace(get_variant("edamcc-sep-cc-lf"), name=sep_cc.name, description=sep_cc.description, line_free_path=False) == sep_cc
     assert replace(get_variant("edamcc-vd"), name=sep_cc.name, description=sep_cc.description, line_free_path=False, learned_direction=False) == sep_cc
+    # edamcc-vd-wi: the default's variant with the direction, WI blind to it and no active term
+    assert replace(get_variant("edamcc-vd-wi"), name=sep_cc.name, description=sep_cc.description, learned_direction=False,
+                   direction_free_wi=False, active=True) == sep_cc  # fmt: skip
+    assert [v.name for v in VARIANTS.values() if v.direction_free_wi] == ["edamcc-vd-wi"]
 
 
 def test_lookup_is_forgiving_about_case_and_separators_and_strict_about_names():
@@ -83,7 +87,6 @@ def test_a_custom_variant_is_checked_when_it_is_made():
     with pytest.raises(ValueError, match="^direction_free_wi: .*learned_direction=True and identify_weak=True"):
         replace(VARIANTS["edamcc-sep-cc"], direction_free_wi=True)  # no direction to take out
     assert replace(VARIANTS["edamcc-vd"], direction_free_wi=True).direction_free_wi
-    assert not any(v.direction_free_wi for v in VARIANTS.values())  # an experiment (benchmarks/peers.py), not registered
     for bad_rule in ("PSA", True, 1):
         with pytest.raises(ValueError, match=r"^population_adaptation: expected one of \('psa', 'path'\) or None"):
             replace(VARIANTS["edamcc-sep-cc"], population_adaptation=bad_rule)

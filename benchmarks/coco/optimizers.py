@@ -124,7 +124,8 @@ def direction_only_variant(active: bool = True, direction_free_wi: bool = False)
     from the default. With ``active=False``, ``edamcc-vd-lf0-na``: the same without the active
     (negative-weight) term of the diagonal's update, which with the direction collapsed the diagonal
     on the rotated elliptic F9 (``trace_model.py``); with ``direction_free_wi`` too,
-    ``edamcc-vd-lf0-na-wi``: WI reads the selected rows without the direction's share. Not
+    ``edamcc-vd-lf0-na-wi``: WI reads the selected rows without the direction's share, the
+    package's ``edamcc-vd-wi`` under the name its runs were made with. The other two are not
     registered variants of the package."""
     from dataclasses import replace
 
@@ -139,8 +140,8 @@ def direction_only_variant(active: bool = True, direction_free_wi: bool = False)
     if not direction_free_wi:
         return replace(base, name="edamcc-vd-lf0-na", active=False,
                        description="edamcc-vd-lf0 without the active term of the diagonal's update (active=False)")  # fmt: skip
-    return replace(base, name="edamcc-vd-lf0-na-wi", active=False, direction_free_wi=True,
-                   description="edamcc-vd-lf0-na whose WI reads the selected rows without the direction's share (direction_free_wi=True)")  # fmt: skip
+    return replace(VARIANTS["edamcc-vd-wi"], name="edamcc-vd-lf0-na-wi",
+                   description="edamcc-vd-lf0-na whose WI reads the selected rows without the direction's share (direction_free_wi=True): the registered edamcc-vd-wi")  # fmt: skip
 
 
 def direction_experiments() -> dict:

@@ -217,6 +217,21 @@ VARIANTS: dict[str, Variant] = {
             learned_direction=True,
         ),
         Variant(
+            "edamcc-vd-wi",
+            "edamcc-sep-cc (WI and SM as in Fig. 6) with edamcc-vd's learned direction, C = sigma^2 D S (R + v v^T) S D, "
+            "whose WI correlates the selected rows without the direction's share, whose diagonal has no active term "
+            "(beside the direction it collapsed the diagonal on the rotated elliptic F9) and whose step-size path is "
+            "edamcc-sep-cc's",
+            True,
+            "random",
+            "emna",
+            adaptive=True,
+            scale="csa",
+            rank_one_path="separable",
+            learned_direction=True,
+            direction_free_wi=True,
+        ),
+        Variant(
             "edamcc-emna",
             "EDA-MCC with EMNA_global groups instead of EEDA (Table VIII)",
             True,
