@@ -24,20 +24,18 @@ import numpy as np
 from coco.optimizers import direction_experiments
 from edamcc import EDAMCCStrategy
 from edamcc.benchmark_functions import get_function
-from edamcc.step_size import StepSize, negative_weights
+from edamcc.step_size import StepSize, active_weights
 
 
 def active_terms(state: StepSize, worst: np.ndarray, mu: int, c1: float, c_mu: float, mu_eff: float) -> tuple[np.ndarray, np.ndarray]:
     """The active term's removal per variable over D_i^2 (positive numbers), with each bad row's
     length read in the diagonal's metric (as the package does) and in the whole model's."""
     n = worst.shape[1]
-    unit, mu_minus = negative_weights(mu, worst.shape[0])
-    alpha = min(1.0 + c1 / c_mu, 1.0 + 2.0 * mu_minus / (mu_eff + 2.0), (1.0 - c1 - c_mu) / (n * c_mu))
+    weights, _ = active_weights(mu, worst.shape[0], n, c1, c_mu, mu_eff)  # the package's, summing to -alpha
     rows = worst - state.model.mean
     y2 = (rows / state.sigma) ** 2
     diagonal = np.sum(y2 / state.shape, axis=1)
     whole = np.array([float(np.sum(state.model.whiten(r) ** 2)) for r in rows])  # the model's whitening, with sigma
-    weights = unit * alpha  # negative, summing to -alpha
     return -((weights * n / diagonal) @ y2) / state.shape, -((weights * n / whole) @ y2) / state.shape
 
 

@@ -145,6 +145,15 @@ def negative_weights(mu: int, count: int) -> tuple[NDArray[np.float64], float]:
     return w, mu_minus
 
 
+def active_weights(mu: int, count: int, n: int, c1: float, c_mu: float, mu_eff: float) -> tuple[NDArray[np.float64], float]:
+    """The active update's weights of the ``count`` rows ranked below the ``mu`` selected, best
+    first, scaled to sum to -alpha, and alpha = min(1 + c_1 / c_mu, 1 + 2 mu_eff^- / (mu_eff + 2),
+    (1 - c_1 - c_mu) / (n c_mu)) (Hansen's tutorial, arXiv:1604.00772, on the diagonal)."""
+    unit, mu_minus = negative_weights(mu, count)
+    alpha = min(1.0 + c1 / c_mu, 1.0 + 2.0 * mu_minus / (mu_eff + 2.0), (1.0 - c1 - c_mu) / (n * c_mu))
+    return unit * alpha, alpha
+
+
 @functools.lru_cache(maxsize=16)
 def effective_mu(mu: int) -> float:
     """mu_eff = 1 / sum w_i^2 of :func:`recombination_weights`."""
@@ -335,9 +344,7 @@ class StepSize:
         so sum_j w_j = 1 - alpha; w_i° = w_i n / |y_i / D|^2 rescales each bad row to the length
         of a typical one, which with the last bound keeps D^2 positive."""
         n = worst.shape[1]
-        unit, mu_minus = negative_weights(mu, worst.shape[0])
-        alpha = min(1.0 + c1 / c_mu, 1.0 + 2.0 * mu_minus / (mu_eff + 2.0), (1.0 - c1 - c_mu) / (n * c_mu))
-        w = unit * alpha  # sums to -alpha
+        w, alpha = active_weights(mu, worst.shape[0], n, c1, c_mu, mu_eff)  # w sums to -alpha
         y2 = worst - self.model.mean  # type: ignore[union-attr]
         y2 /= self.sigma
         np.square(y2, out=y2)  # y^2, y = (x - m) / sigma
