@@ -35,7 +35,7 @@ def active_terms(state: StepSize, worst: np.ndarray, mu: int, c1: float, c_mu: f
     rows = worst - state.model.mean
     y2 = (rows / state.sigma) ** 2
     diagonal = np.sum(y2 / state.shape, axis=1)
-    whole = np.array([float(np.sum(state.model.whiten(r) ** 2)) for r in rows])  # the model's whitening, with sigma
+    whole = state.model.squared_lengths(rows)  # the model's whitening, with sigma (active_metric="model" without its floor)
     return -((weights * n / diagonal) @ y2) / state.shape, -((weights * n / whole) @ y2) / state.shape
 
 

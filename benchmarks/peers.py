@@ -37,7 +37,7 @@ from common import FUNCTIONS, RESULTS, ZERO, load_runs, paper_budget, run_missin
 from edamcc import VARIANTS, minimize
 from edamcc.benchmark_functions import get_function
 
-ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-lf0", "edamcc-vd-lf0-na", "edamcc-vd-lf0-na-wi", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-adaptive-learned", "edamcc-csa-learned", "edamcc-default",
+ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-lf0", "edamcc-vd-lf0-na", "edamcc-vd-lf0-na-wi", "edamcc-vd-wi-am", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-adaptive-learned", "edamcc-csa-learned", "edamcc-default",
               "edamcc-budget-pop",
               "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma", "vd-cma", "ng-emna", "ng-ngopt", "rpeda"]
 # The self-adaptive variants with SM's groups learned from |corr| (partition="learned") instead of random.

@@ -70,6 +70,19 @@ def test_the_passive_direction_experiment_drops_only_the_active_term():
     assert {f.name for f in fields(free) if getattr(free, f.name) != getattr(registered, f.name)} == {"name", "description"}
 
 
+def test_the_model_metric_experiment_is_edamcc_vd_wi_with_the_active_term_read_in_the_models_metric():
+    from dataclasses import fields
+
+    from edamcc import VARIANTS
+
+    variant = peers.minimize_options("edamcc-vd-wi-am")["variant"]
+    registered = VARIANTS["edamcc-vd-wi"]
+    differ = {f.name for f in fields(variant) if getattr(variant, f.name) != getattr(registered, f.name)}
+    assert differ == {"name", "description", "active", "active_metric"}
+    assert variant.active and variant.active_metric == "model" and not registered.active
+    assert "edamcc-vd-wi-am" in peers.SELF_ADAPTIVE and "edamcc-vd-wi-am" in peers.ALGORITHMS
+
+
 def test_budget_pop_scales_the_first_population_with_the_budget():
     # the default's 4 + 3 ln n up to about 170 n evaluations at n = 100, then budget / (10 n), at most 10 sqrt(n)
     assert peers.minimize_options("edamcc-budget-pop", 100, 10_000) == {"variant": "edamcc-csa", "population_size": 17}

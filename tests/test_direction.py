@@ -49,6 +49,16 @@ def test_whitening_takes_the_whole_covariance_to_the_identity() -> None:
     assert not np.allclose(without @ _covariance(model) @ without.T, np.eye(7), atol=1e-3)
 
 
+def test_squared_lengths_are_the_whole_models_mahalanobis_lengths() -> None:
+    model = DirectedGaussian(_model(), np.array([0.5, -1.0, 0.3, 1.5, 0.0, -0.7, 0.2]))
+    steps = np.random.default_rng(5).standard_normal((4, 7))
+    expected = np.einsum("ij,ij->i", steps, np.linalg.solve(_covariance(model), steps.T).T)
+    np.testing.assert_allclose(model.squared_lengths(steps), expected, rtol=1e-10)
+    lengths = np.stack([np.sum(model.whiten(s) ** 2) for s in steps])  # the same as whitening one row at a time
+    np.testing.assert_allclose(model.squared_lengths(steps), lengths, rtol=1e-10)
+    assert np.all(model.squared_lengths(steps) < model.model.squared_lengths(steps))  # the direction widens the model
+
+
 def test_without_direction_whitens_by_the_whole_model_and_colors_by_the_factorized_part() -> None:
     direction = np.array([0.5, -1.0, 0.3, 1.5, 0.0, -0.7, 0.2])
     model = DirectedGaussian(_model(), direction)

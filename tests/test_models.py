@@ -87,14 +87,31 @@ def test_line_samples_put_the_mean_shift_points_first_in_a_generation():
     assert model.max_std == base.max_std and np.array_equal(model.stds(), base.stds()) and model.mean is base.mean
 
 
-def test_precision_dot_is_the_inverse_covariance_times_the_vector():
-    rng = np.random.default_rng(3)
-    factor = rng.standard_normal((2, 2, 2)) + 2.0 * np.eye(2)  # groups (1, 4) and (2, 3), full factors
+def _grouped_model(seed: int) -> tuple[FactorizedGaussian, np.ndarray]:
+    """Weak variables 0 and 5, groups (1, 4) and (2, 3) with full factors; and its covariance."""
+    rng = np.random.default_rng(seed)
+    factor = rng.standard_normal((2, 2, 2)) + 2.0 * np.eye(2)
     weak = np.array([0, 5])
     model = FactorizedGaussian(rng.standard_normal(6), weak, np.array([0.5, 3.0]), (GaussianBlocks(np.array([[1, 4], [2, 3]]), factor),))
     cov = np.zeros((6, 6))
     cov[weak, weak] = model.weak_std**2
     for index, f in zip(model.blocks[0].index, factor):
         cov[np.ix_(index, index)] = f.T @ f  # a group's covariance, as its samples z @ factor have it
-    u = rng.standard_normal(6)
+    return model, cov
+
+
+def test_squared_lengths_are_the_mahalanobis_lengths_and_whiten_rows_whitens_each_row():
+    model, cov = _grouped_model(4)
+    steps = np.random.default_rng(5).standard_normal((5, 6))
+    np.testing.assert_allclose(model.squared_lengths(steps), np.einsum("ij,ij->i", steps, np.linalg.solve(cov, steps.T).T), rtol=1e-10)
+    rows = model.whiten_rows(steps)
+    for step, row in zip(steps, rows):
+        np.testing.assert_allclose(model.whiten(step), row, rtol=1e-12)  # each row as whiten gives it (to rounding)
+    w = model.whiten_rows(np.eye(6)).T  # the whitening matrix, column by column
+    np.testing.assert_allclose(w @ cov @ w.T, np.eye(6), atol=1e-10)
+
+
+def test_precision_dot_is_the_inverse_covariance_times_the_vector():
+    model, cov = _grouped_model(3)
+    u = np.random.default_rng(3).standard_normal(6)
     np.testing.assert_allclose(model.precision_dot(u), np.linalg.solve(cov, u), rtol=1e-10)

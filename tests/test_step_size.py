@@ -417,6 +417,51 @@ def test_without_worse_rows_the_active_update_is_the_passive_one():
     np.testing.assert_array_equal(_one_active_update(True, np.empty((0, 4)))[1].shape, passive.shape)
 
 
+def test_the_active_terms_model_metric_is_the_diagonals_for_a_diagonal_model():
+    """With every variable weak and the model's variances sigma^2 D^2, the sampling model's metric
+    is the diagonal's: active_metric="model" gives the same update up to rounding."""
+    worst = np.random.default_rng(4).normal(0.0, 2.0, (6, 4))
+    shape = np.array([0.5, 1.0, 1.5, 1.0])
+    n, mu = 4, 5
+    w = recombination_weights(mu)
+    mu_eff = 1.0 / np.sum(w**2)
+    selected = np.random.default_rng(3).normal(0.0, 1.0, (mu, n))
+    fitted = fit_factorized(selected, np.arange(n), [], "emna", w)
+    values = np.arange(mu + 6, dtype=float)
+    after = {}
+    for metric in ("diagonal", "model"):
+        state = replace(_started(n, sigma=2.0), shape=shape, active=True, active_metric=metric)
+        state = replace(state, model=replace(state.model, weak_std=2.0 * np.sqrt(shape)))  # sigma D
+        after[metric] = state.update(values, fitted, mu_eff, None, None, worst).shape
+    np.testing.assert_allclose(after["model"], after["diagonal"], rtol=1e-12)
+
+
+def test_the_active_terms_model_metric_reads_the_direction_and_keeps_the_shape_positive():
+    """Beside a learned direction on variables 0-2, bad rows along it are shorter in the model's
+    metric than in the diagonal's (1.5 t^2 against 3 t^2 here), so they take more variance from
+    those variables, relative to the others, and the shape stays positive."""
+    from edamcc.direction import DirectedGaussian
+
+    n, mu = 6, 5
+    w = recombination_weights(mu)
+    mu_eff = 1.0 / np.sum(w**2)
+    v = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
+    base = _started(n, sigma=1.0)
+    scale = 1.0 / np.sqrt(1.0 + v * v)  # S: each variance stays sigma^2 D_i^2 = 1
+    model = DirectedGaussian(replace(base.model, weak_std=scale), scale * v)  # sigma S D and u = sigma S D v, D = 1
+    worst = np.outer(np.linspace(2.0, 4.0, 6), v)  # bad rows along the direction, t v
+    np.testing.assert_allclose(model.squared_lengths(worst), 1.5 * np.linspace(2.0, 4.0, 6) ** 2, rtol=1e-12)
+    selected = np.random.default_rng(3).normal(0.0, 1.0, (mu, n))
+    fitted = fit_factorized(selected, np.arange(n), [], "emna", w)
+    values = np.arange(mu + 6, dtype=float)
+    ratio = {}
+    for metric in ("diagonal", "model"):
+        shape = replace(base, model=model, active=True, active_metric=metric).update(values, fitted, mu_eff, None, None, worst).shape
+        assert np.all(shape > 0) and np.all(np.isfinite(shape))
+        ratio[metric] = shape[:3].mean() / shape[3:].mean()
+    assert ratio["model"] < ratio["diagonal"] < 1.0
+
+
 def test_bad_rows_far_out_along_a_variable_shrink_its_variance():
     """The worst rows all stepped far along variable 0: the active update takes variance from it."""
     worst = np.zeros((6, 4))

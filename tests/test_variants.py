@@ -87,6 +87,13 @@ def test_a_custom_variant_is_checked_when_it_is_made():
     with pytest.raises(ValueError, match="^direction_free_wi: .*learned_direction=True and identify_weak=True"):
         replace(VARIANTS["edamcc-sep-cc"], direction_free_wi=True)  # no direction to take out
     assert replace(VARIANTS["edamcc-vd"], direction_free_wi=True).direction_free_wi
+    for bad_metric in ("Model", None, 1):
+        with pytest.raises(ValueError, match=r"^active_metric: expected one of \('diagonal', 'model'\)"):
+            replace(VARIANTS["edamcc-sep-cc"], active_metric=bad_metric)
+    with pytest.raises(ValueError, match="^active_metric: .*needs active=True"):
+        replace(VARIANTS["edamcc-vd-wi"], active_metric="model")  # no active term to read rows for
+    assert replace(VARIANTS["edamcc-vd-wi"], active=True, active_metric="model").active_metric == "model"
+    assert all(v.active_metric == "diagonal" for v in VARIANTS.values())  # the experiment edamcc-vd-wi-am is not registered
     for bad_rule in ("PSA", True, 1):
         with pytest.raises(ValueError, match=r"^population_adaptation: expected one of \('psa', 'path'\) or None"):
             replace(VARIANTS["edamcc-sep-cc"], population_adaptation=bad_rule)

@@ -144,10 +144,24 @@ def direction_only_variant(active: bool = True, direction_free_wi: bool = False)
                    description="edamcc-vd-lf0-na whose WI reads the selected rows without the direction's share (direction_free_wi=True): the registered edamcc-vd-wi")  # fmt: skip
 
 
+def model_metric_variant():
+    """The ``edamcc-vd-wi-am`` experiment: the package's ``edamcc-vd-wi`` with the active term back,
+    each bad row's length read in the sampling model's metric (``active_metric="model"``: with the
+    direction, where the diagonal's metric made the term collapse the diagonal on F9,
+    ``active_metric.py``). Not a registered variant of the package."""
+    from dataclasses import replace
+
+    from edamcc import VARIANTS
+
+    return replace(VARIANTS["edamcc-vd-wi"], name="edamcc-vd-wi-am", active=True, active_metric="model",
+                   description="edamcc-vd-wi with the active term, its rows' lengths in the sampling model's metric (active_metric='model')")  # fmt: skip
+
+
 def direction_experiments() -> dict:
-    """The experiments of :func:`direction_only_variant` by name: ``edamcc-vd-lf0``, ``-na`` and ``-na-wi``."""
+    """The experiments of :func:`direction_only_variant` by name (``edamcc-vd-lf0``, ``-na`` and
+    ``-na-wi``) and :func:`model_metric_variant`'s ``edamcc-vd-wi-am``."""
     return {v.name: v for v in (direction_only_variant(), direction_only_variant(active=False),
-                                direction_only_variant(active=False, direction_free_wi=True))}  # fmt: skip
+                                direction_only_variant(active=False, direction_free_wi=True), model_metric_variant())}  # fmt: skip
 
 
 @register("edamcc-vd-lf0", "edamcc", "edamcc.minimize, edamcc-vd with the default's step-size path (line_free_path=False; "
@@ -166,6 +180,12 @@ def edamcc_vd_lf0_na(problem, lower, upper, budget, seed):
           "share (direction_only_variant(active=False, direction_free_wi=True), an experiment), repair='none' as edamcc-default")
 def edamcc_vd_lf0_na_wi(problem, lower, upper, budget, seed):
     _edamcc(problem, lower, upper, budget, seed, variant=direction_only_variant(active=False, direction_free_wi=True), repair="none")
+
+
+@register("edamcc-vd-wi-am", "edamcc", "edamcc.minimize, edamcc-vd-wi with the active term, its bad rows' lengths in the sampling "
+          "model's metric (model_metric_variant(), an experiment), repair='none' as edamcc-default")
+def edamcc_vd_wi_am(problem, lower, upper, budget, seed):
+    _edamcc(problem, lower, upper, budget, seed, variant=model_metric_variant(), repair="none")
 
 
 # The population size adaptation experiments (edamcc.population_size): the default with each rule

@@ -115,6 +115,14 @@ class DirectedGaussian:
         unit = v / math.sqrt(norm2)
         return y - (1.0 - 1.0 / math.sqrt(1.0 + norm2)) * ((y @ unit) * unit)
 
+    def squared_lengths(self, steps: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Each row of ``steps`` (``(k, n)``) as its squared length in the whole model's metric,
+        d^T (B B^T + u u^T)^-1 d = |y|^2 - (v' . y)^2 / (1 + |v'|^2), y = B^-1 d (``(k,)``)."""
+        y = self.model.whiten_rows(steps)
+        v = self._whitened_direction
+        along = y @ v
+        return np.einsum("ij,ij->i", y, y) - along * along / (1.0 + float(v @ v))
+
     def without_direction(self, rows: NDArray[np.float64]) -> NDArray[np.float64]:
         """``rows`` (``(k, n)``) as the factorized part alone would have drawn them: whitened by the
         whole model, then colored by the factorized part B only,

@@ -57,7 +57,7 @@ def start_adaptation(variant: Variant) -> Adaptation | StepSize | None:
     if variant.scale != "csa":
         return Adaptation()
     return StepSize(two_point_from=variant.two_point_from, rank_one_path=variant.rank_one_path, active=variant.active,
-                    line_free_path=variant.line_free_path, learned_direction=variant.learned_direction)  # fmt: skip
+                    active_metric=variant.active_metric, line_free_path=variant.line_free_path, learned_direction=variant.learned_direction)  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- membership

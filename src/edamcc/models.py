@@ -150,12 +150,24 @@ class FactorizedGaussian:
 
     def whiten(self, step: NDArray[np.float64]) -> NDArray[np.float64]:
         """``step`` (``(n,)``) in the coordinates where this model's covariance is the identity."""
-        y = np.empty_like(step)
-        y[self.weak] = step[self.weak] / self.weak_std
+        return self.whiten_rows(step[None, :])[0]
+
+    def whiten_rows(self, steps: NDArray[np.float64]) -> NDArray[np.float64]:
+        """:meth:`whiten` for each row of ``steps`` (``(k, n)``, rows minus the mean), the groups'
+        k right-hand sides in one batched solve."""
+        y = np.empty_like(steps)
+        y[:, self.weak] = steps[:, self.weak] / self.weak_std
         for b in self.blocks:  # a sample is mean + z @ factor, so z = step @ inv(factor)
-            z = np.linalg.solve(b.factor.transpose(0, 2, 1), step[b.index][:, :, None])[:, :, 0]
-            y[b.index.ravel()] = z.ravel()
+            g, s = b.index.shape
+            z = np.linalg.solve(b.factor.transpose(0, 2, 1), steps[:, b.index].transpose(1, 2, 0))  # (G, s, k)
+            y[:, b.index.ravel()] = z.transpose(2, 0, 1).reshape(steps.shape[0], g * s)
         return y
+
+    def squared_lengths(self, steps: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Each row of ``steps`` (``(k, n)``) as its squared length in this model's metric,
+        d^T Sigma^-1 d (``(k,)``)."""
+        y = self.whiten_rows(steps)
+        return np.einsum("ij,ij->i", y, y)
 
     def precision_dot(self, vector: NDArray[np.float64]) -> NDArray[np.float64]:
         """Sigma^-1 ``vector`` (``(n,)``) for this model's covariance Sigma: :meth:`whiten` twice,

@@ -209,6 +209,7 @@ class StepSize:
     tpa: float = 0.0  # s, the two-point rule's smoothed rank difference
     rank_one_path: str = "cma"  # c_c of p_c: "cma" (about 4 / n) or "separable" (pycma's sep-CMA-ES, about 1 / sqrt(n))
     active: bool = False  # the rank-mu term also takes the rows below the selection, with negative weights
+    active_metric: str = "diagonal"  # their lengths: |y / D|^2 ("diagonal") or in the sampling model's metric ("model")
     line_free_path: bool | float = False  # the step-size path reads the mean's step without the mean-shift samples' share (a weight: mixed)
     learned_direction: bool = False  # the model has one learned direction beyond its diagonal (edamcc.direction)
     direction: NDArray[np.float64] | None = None  # v, in the units sigma S D of the factorized part (None: none learned yet)
@@ -342,13 +343,19 @@ class StepSize:
         y = (x - m) / sigma around the mean the rows were sampled from. The negative weights sum
         to -alpha, alpha = min(1 + c_1 / c_mu, 1 + 2 mu_eff^- / (mu_eff + 2), (1 - c_1 - c_mu) / (n c_mu)),
         so sum_j w_j = 1 - alpha; w_i° = w_i n / |y_i / D|^2 rescales each bad row to the length
-        of a typical one, which with the last bound keeps D^2 positive."""
+        of a typical one, which with the last bound keeps D^2 positive (``active_metric="model"``:
+        the row's length in the sampling model's metric instead, see the comment below)."""
         n = worst.shape[1]
         w, alpha = active_weights(mu, worst.shape[0], n, c1, c_mu, mu_eff)  # w sums to -alpha
         y2 = worst - self.model.mean  # type: ignore[union-attr]
         y2 /= self.sigma
         np.square(y2, out=y2)  # y^2, y = (x - m) / sigma
-        z2 = np.sum(y2 / self.shape, axis=1)  # |y / D|^2, the row's squared length in the shape's units
+        if self.active_metric == "diagonal":
+            z2 = np.sum(y2 / self.shape, axis=1)  # |y / D|^2, the row's squared length in the shape's units
+        else:  # "model": (x - m)^T C^-1 (x - m) in the model the rows came from, its direction and groups included,
+            # at least the row's largest y_i^2 / D_i^2, so that no row takes more than w_i n D_i^2 from a
+            # variable and the bound on alpha still keeps D^2 positive
+            z2 = np.maximum(self.model.squared_lengths(worst - self.model.mean), np.max(y2 / self.shape, axis=1))  # type: ignore[union-attr]
         negative = (w * n / np.maximum(z2, np.finfo(float).tiny)) @ y2
         return (1.0 - c1 - c_mu + c_mu * alpha) * self.shape + c1 * rank_one + c_mu * (around_old_mean + negative)  # type: ignore[operator]
 

@@ -15,6 +15,7 @@ from .models import BLOCK_SCALINGS
 GROUPINGS = ("random", "greedy", "single", "none")
 SCALES = ("avs", "csa")
 RANK_ONE_PATHS = ("cma", "separable")
+ACTIVE_METRICS = ("diagonal", "model")  # the metric of the active term's row lengths (Variant.active_metric)
 POPULATION_RULES = ("psa", "path")  # edamcc.population_size's rules of population size adaptation
 TWO_POINT_FROM = 300  # pycma's TPA_dimension: two-point step size from n = 300 on, cumulative below
 
@@ -66,6 +67,11 @@ class Variant:
             the selected rows mapped to the distribution of the model's factorized part
             (:meth:`edamcc.direction.DirectedGaussian.without_direction`), so that the
             correlations the direction itself draws do not make variables strong.
+        active_metric: ``active`` only: the metric in which the active term reads each bad row's
+            length, which rescales the row to a typical one: ``"diagonal"``, |y / D|^2, the
+            step size's shape alone, or ``"model"``, the sampling model's own metric,
+            (x - m)^T C^-1 (x - m), with its groups' correlations and learned direction
+            (:meth:`edamcc.direction.DirectedGaussian.squared_lengths`).
         population_adaptation: ``scale="csa"`` only, None for none: the population grows where a
             generation's update is mostly noise and shrinks where updates agree, within a run
             (PSA-CMA-ES, Nishida and Akimoto 2018): ``"psa"``, PSA-CMA-ES's rate and step-size
@@ -88,6 +94,7 @@ class Variant:
     population_adaptation: str | None = None
     learned_direction: bool = False
     direction_free_wi: bool = False
+    active_metric: str = "diagonal"
 
     def __post_init__(self) -> None:
         """A variant is checked when it is made, so that a custom one fails before any run."""
@@ -120,6 +127,10 @@ class Variant:
             raise ValueError("learned_direction: the direction is learned beside the step size's shape, so it needs adaptive=True and scale='csa'")
         if self.direction_free_wi and not (self.learned_direction and self.identify_weak):
             raise ValueError("direction_free_wi: WI's rows lose the learned direction's share, so it needs learned_direction=True and identify_weak=True")
+        if self.active_metric not in ACTIVE_METRICS:
+            raise ValueError(f"active_metric: expected one of {ACTIVE_METRICS}; got {self.active_metric!r}")
+        if self.active_metric != "diagonal" and not self.active:
+            raise ValueError("active_metric: it is the metric of the active term's row lengths, so it needs active=True")
         check_population_rule(self.population_adaptation)
         if self.population_adaptation is not None and not csa:
             raise ValueError("population_adaptation: it reads the step size's model of scale='csa', so it needs adaptive=True and scale='csa'")
