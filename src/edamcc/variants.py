@@ -7,7 +7,7 @@ each group get. MIMIC_c^G is the one model outside that family (a chain, not gro
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, dataclass, fields, replace
 
 from .checks import is_int, is_real
 from .models import BLOCK_SCALINGS
@@ -149,6 +149,21 @@ class Variant:
         return self.adaptive and self.scale == "csa"
 
 
+# The default's variant; its opt-in relatives below are it with their own settings.
+_SEP_CC = Variant(
+    "edamcc-sep-cc",
+    "edamcc-csa (WI and SM as in Fig. 6) with sep-CMA-ES's rate for the mean's path of the shape's rank-one "
+    "term, pycma's cc_sep (about 1 / sqrt(n) instead of 4 / n)",
+    True,
+    "random",
+    "emna",
+    adaptive=True,
+    scale="csa",
+    rank_one_path="separable",
+    active=True,
+)
+
+
 VARIANTS: dict[str, Variant] = {
     v.name: v
     for v in (
@@ -186,59 +201,38 @@ VARIANTS: dict[str, Variant] = {
             two_point_from=TWO_POINT_FROM,
             active=True,
         ),
-        Variant(
-            "edamcc-sep-cc",
-            "edamcc-csa (WI and SM as in Fig. 6) with sep-CMA-ES's rate for the mean's path of the shape's rank-one "
-            "term, pycma's cc_sep (about 1 / sqrt(n) instead of 4 / n)",
-            True,
-            "random",
-            "emna",
-            adaptive=True,
-            scale="csa",
-            rank_one_path="separable",
-            active=True,
-        ),
-        Variant(
-            "edamcc-sep-cc-lf",
-            "edamcc-sep-cc (WI and SM as in Fig. 6) whose cumulative step-size path (Hansen and Ostermeier 2001) reads "
-            "the mean's step without the two mean-shift samples' share, rescaled to a step of the model's own samples",
-            True,
-            "random",
-            "emna",
-            adaptive=True,
-            scale="csa",
-            rank_one_path="separable",
-            active=True,
+        _SEP_CC,
+        replace(
+            _SEP_CC,
+            name="edamcc-sep-cc-lf",
+            description=(
+                "edamcc-sep-cc (WI and SM as in Fig. 6) whose cumulative step-size path (Hansen and Ostermeier 2001) reads "
+                "the mean's step without the two mean-shift samples' share, rescaled to a step of the model's own samples"
+            ),
             line_free_path=True,
         ),
-        Variant(
-            "edamcc-vd",
-            "edamcc-sep-cc (WI and SM as in Fig. 6) whose model has one learned direction beyond its diagonal, "
-            "C = sigma^2 D S (R + v v^T) S D with each variance kept, v learned by VD-CMA's natural gradient (Akimoto, Auger and "
-            "Hansen 2014), and "
-            "whose step-size path reads the mean's step with a quarter of the mean-shift samples' share",
-            True,
-            "random",
-            "emna",
-            adaptive=True,
-            scale="csa",
-            rank_one_path="separable",
-            active=True,
+        replace(
+            _SEP_CC,
+            name="edamcc-vd",
+            description=(
+                "edamcc-sep-cc (WI and SM as in Fig. 6) whose model has one learned direction beyond its diagonal, "
+                "C = sigma^2 D S (R + v v^T) S D with each variance kept, v learned by VD-CMA's natural gradient (Akimoto, Auger and "
+                "Hansen 2014), and "
+                "whose step-size path reads the mean's step with a quarter of the mean-shift samples' share"
+            ),
             line_free_path=0.75,
             learned_direction=True,
         ),
-        Variant(
-            "edamcc-vd-wi",
-            "edamcc-sep-cc (WI and SM as in Fig. 6) with edamcc-vd's learned direction, C = sigma^2 D S (R + v v^T) S D, "
-            "whose WI correlates the selected rows without the direction's share, whose diagonal has no active term "
-            "(beside the direction it collapsed the diagonal on the rotated elliptic F9) and whose step-size path is "
-            "edamcc-sep-cc's",
-            True,
-            "random",
-            "emna",
-            adaptive=True,
-            scale="csa",
-            rank_one_path="separable",
+        replace(
+            _SEP_CC,
+            name="edamcc-vd-wi",
+            description=(
+                "edamcc-sep-cc (WI and SM as in Fig. 6) with edamcc-vd's learned direction, C = sigma^2 D S (R + v v^T) S D, "
+                "whose WI correlates the selected rows without the direction's share, whose diagonal has no active term "
+                "(beside the direction it collapsed the diagonal on the rotated elliptic F9) and whose step-size path is "
+                "edamcc-sep-cc's"
+            ),
+            active=False,
             learned_direction=True,
             direction_free_wi=True,
         ),
