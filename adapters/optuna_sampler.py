@@ -15,7 +15,7 @@ trials, through the same rule as :class:`edamcc.EDAMCCStrategy` (:mod:`edamcc.ge
   change it;
 * generation g closes when every trial of its block is finished (COMPLETE, FAIL or PRUNED);
   the model of generation g + 1 is fitted on the elite (not for the variants with a step size,
-  ``edamcc-sep-cc`` (the default), ``edamcc-csa`` and ``edamcc-tpa``, which fit the block
+  ``Variant.uses_step_size``, such as the default ``edamcc-sep-cc``, which fit the block
   alone) and the block's COMPLETE trials (:func:`edamcc.close_generation`). FAIL and PRUNED trials never reach a model. A trial
   that never finishes (a killed process) holds its generation open: use Optuna's heartbeat
   (``heartbeat_interval`` on the storage) so that such trials are marked FAIL;

@@ -13,8 +13,8 @@ happens when the current run can no longer make progress:
 * the variance multiplier fell below ``TOL_MULTIPLIER`` = 1e-10 (AMaLGaM's own restart
   condition: it shrinks by 0.9 per generation only after 25 + n generations in a row
   without improvement, so about 25 + n + 219 generations on a plateau);
-* the step-size variants only (``scale="csa"``: the default ``edamcc-sep-cc``, ``edamcc-csa``,
-  ``edamcc-tpa``, ``edamcc-sep-cc-lf``), pycma's ``tolfun`` (``RESTART_TOL_FUN`` = 1e-11; the stop of
+* the step-size variants only (``scale="csa"``, :attr:`edamcc.variants.Variant.uses_step_size`: the
+  default ``edamcc-sep-cc`` and its relatives), pycma's ``tolfun`` (``RESTART_TOL_FUN`` = 1e-11; the stop of
   :mod:`edamcc.stopping` uses 0): over the last ``10 + ceil(30 n / M)`` generations the best
   value moved by at most 1e-11, and so did the values of the last generation. Without it a
   converged run of theirs never restarts: once the values of a generation are equal to

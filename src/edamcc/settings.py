@@ -49,8 +49,8 @@ PARTITIONS = ("random", "learned")
 def default_population_size(dimension: int, budget: int | None = None, *, adaptive: bool = False, scale: str = "avs") -> int:
     """M when the user gives none: the one population rule of the package.
 
-    * The step-size variants (``adaptive=True, scale="csa"``: the default ``edamcc-sep-cc``,
-      ``edamcc-csa``, ``edamcc-tpa``, ``edamcc-sep-cc-lf``), which double it at each restart (IPOP):
+    * The step-size variants (``adaptive=True, scale="csa"``, ``Variant.uses_step_size``: the
+      default ``edamcc-sep-cc`` and its relatives), which double it at each restart (IPOP):
       CMA-ES's ``4 + 3 ln n`` (at least 10), whatever the budget: the step size, not the
       population, keeps the model from collapsing, and the restarts grow it where needed.
 

@@ -76,7 +76,7 @@ class EDAMCCStrategy:
         population_size: int | None = None,
         selection_ratio: float | None = None,
         m_corr: int | None = None,
-        theta: float = Settings.theta,
+        theta: float | str | None = Settings.theta,
         c: int = Settings.c,
         variant: str | Variant = DEFAULT_VARIANT,
         repair: str = Settings.repair, partition: str = Settings.partition,
