@@ -348,14 +348,16 @@ class StepSize:
         n = worst.shape[1]
         w, alpha = active_weights(mu, worst.shape[0], n, c1, c_mu, mu_eff)  # w sums to -alpha
         y2 = worst - self.model.mean  # type: ignore[union-attr]
+        # "model": (x - m)^T C^-1 (x - m) in the model the rows came from, its direction and groups included,
+        # read before y2 becomes y^2 in place (so the default's "diagonal" path allocates nothing more)
+        model_lengths = self.model.squared_lengths(y2) if self.active_metric == "model" else None  # type: ignore[union-attr]
         y2 /= self.sigma
         np.square(y2, out=y2)  # y^2, y = (x - m) / sigma
-        if self.active_metric == "diagonal":
+        if model_lengths is None:
             z2 = np.sum(y2 / self.shape, axis=1)  # |y / D|^2, the row's squared length in the shape's units
-        else:  # "model": (x - m)^T C^-1 (x - m) in the model the rows came from, its direction and groups included,
-            # at least the row's largest y_i^2 / D_i^2, so that no row takes more than w_i n D_i^2 from a
+        else:  # at least the row's largest y_i^2 / D_i^2, so that no row takes more than w_i n D_i^2 from a
             # variable and the bound on alpha still keeps D^2 positive
-            z2 = np.maximum(self.model.squared_lengths(worst - self.model.mean), np.max(y2 / self.shape, axis=1))  # type: ignore[union-attr]
+            z2 = np.maximum(model_lengths, np.max(y2 / self.shape, axis=1))
         negative = (w * n / np.maximum(z2, np.finfo(float).tiny)) @ y2
         return (1.0 - c1 - c_mu + c_mu * alpha) * self.shape + c1 * rank_one + c_mu * (around_old_mean + negative)  # type: ignore[operator]
 
