@@ -44,7 +44,7 @@ from nevergrad.optimization import base
 from nevergrad.optimization.optimizerlib import registry
 from nevergrad.parametrization import helpers
 
-from edamcc import DEFAULT_VARIANT, PAPER_VARIANT, EDAMCCStrategy, Settings, StructureRecord
+from edamcc import DEFAULT_VARIANT, PAPER_VARIANT, EDAMCCStrategy, Settings, StructureRecord, check_budget
 
 # Beyond this many standardized units a bound is a squashing transform's +-infinity.
 _FAR = 1e6
@@ -91,6 +91,7 @@ class _EDAMCC(base.Optimizer):
         repair: str = Settings.repair,
         partition: str = Settings.partition,
     ) -> None:
+        check_budget(budget)  # the package's check: the population rule reads the budget
         super().__init__(parametrization, budget=budget, num_workers=num_workers)
         # A candidate that breaks a cheap constraint is dropped by Nevergrad's ask; it must be
         # told (as inf: it ranks worst) or its generation never closes.
@@ -147,6 +148,8 @@ class _EDAMCC(base.Optimizer):
         """The loss for the strategy from the one Nevergrad ``passed`` down (a rejected ask's
         inf, or a told loss with any constraint penalty added)."""
         raw = getattr(self, "_raw_loss", None)
+        if isinstance(raw, np.ndarray) and not raw.shape and raw.dtype.kind in "biuf":  # np.array(nan): Nevergrad clips it as a number
+            raw = raw.item()
         if not isinstance(raw, (int, float, np.floating, np.integer)) or float(raw) < _CLIP:
             return float(passed)  # not clipped: Nevergrad's value, penalty included
         return float(raw) + (float(passed) - _CLIP)  # clipped: the true value, with any penalty on top

@@ -11,8 +11,7 @@ trials, through the same rule as :class:`edamcc.EDAMCCStrategy` (:mod:`edamcc.ge
 
 * trial numbers play the part of the strategy's row numbers: generation g is the fixed block
   of trial numbers :func:`edamcc.block_start` ``(g)`` onwards, M trials for generation 0 and
-  M - 1 after. Membership is a function of trial numbers only, so no worker's timing can
-  change it;
+  M - 1 after. Membership is a function of trial numbers only: no worker's timing changes it;
 * generation g closes when every trial of its block is finished (COMPLETE, FAIL or PRUNED);
   the model of generation g + 1 is fitted on the elite (not for the variants with a step size,
   ``Variant.uses_step_size``, such as the default ``edamcc-sep-cc``, which fit the block
@@ -90,8 +89,7 @@ class _StudyCache:
     space: dict[str, BaseDistribution] = field(default_factory=dict)
     seen_complete: bool = False
     seed: int | None = None
-    # The relative search space as last returned, with its transform and cache key: built
-    # once per space instead of once per trial.
+    # the relative search space as last returned, with its transform and cache key (built once per space)
     relative: dict[str, BaseDistribution] | None = None
     transform: _SearchSpaceTransform | None = None
     signature: tuple = ()
@@ -103,8 +101,7 @@ class EDAMCCSampler(BaseSampler):
 
     Args:
         population_size, selection_ratio, m_corr, theta, c, variant, repair, partition: as in
-            :class:`edamcc.Settings` (``repair="none"`` is refused: an Optuna box is always
-            bounded).
+            :class:`edamcc.Settings` (``repair="none"`` is refused: an Optuna box is bounded).
         budget: the number of trials you plan (optional): with ``population_size=None`` the
             population follows it through :func:`edamcc.default_population_size`.
         seed: seeds the study (stored on first use) and the independent sampler.
@@ -147,7 +144,9 @@ class EDAMCCSampler(BaseSampler):
             seed = checked
         self._budget = check_budget(budget)
         self._seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else seed
-        self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
+        if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
+            raise TypeError(f"independent_sampler: expected an Optuna sampler (a BaseSampler) or None; got {independent_sampler!r}")
+        self._independent_sampler = RandomSampler(seed=seed) if independent_sampler is None else independent_sampler
         self._start_caches()
 
     def _start_caches(self) -> None:

@@ -16,7 +16,8 @@ def test_every_accepted_form_gives_the_same_box():
 @pytest.mark.parametrize(
     "given, dim, message",
     [((-1, 1), None, "dimension"), ([(-1, 1)] * 2, 3, "dimension"), ([(0, 0)], None, "low < high"),
-     ([(0, np.inf)], None, "finite"), ("abc", None, "bounds"), (np.zeros((2, 3)), None, "shape")],
+     ([(0, np.inf)], None, "finite"), ("abc", None, "bounds"), (np.zeros((2, 3)), None, "shape"),
+     (Bounds(np.zeros((2, 2)), np.ones((2, 2))), None, "bounds: expected lb and ub as scalars or 1-D")],
 )  # fmt: skip
 def test_bad_bounds_name_the_argument(given, dim, message):
     with pytest.raises((ValueError, TypeError), match=message):

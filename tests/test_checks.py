@@ -1,10 +1,12 @@
-"""What counts as a number in argument checks (edamcc.checks)."""
+"""What counts as a number, and as a flag, in argument checks (edamcc.checks)."""
 
 from fractions import Fraction
 
 import numpy as np
 
-from edamcc.checks import is_int, is_real
+import pytest
+
+from edamcc.checks import check_flag, is_int, is_real
 
 
 def test_integers_and_reals_include_numpy_and_exclude_bools():
@@ -14,3 +16,10 @@ def test_integers_and_reals_include_numpy_and_exclude_bools():
         assert is_real(value) and not is_int(value)
     for value in (True, False, np.bool_(True), "3", None, 1 + 0j, np.array(3)):
         assert not is_int(value) and not is_real(value)
+
+
+def test_a_flag_is_true_or_false_and_nothing_else():
+    assert check_flag(True, "disp") is True and check_flag(np.bool_(False), "disp") is False
+    for value in ("no", "False", 0, 1, None, np.array([True])):  # read by its truth value, "no" would switch on
+        with pytest.raises(TypeError, match="disp: expected True or False"):
+            check_flag(value, "disp")

@@ -1,3 +1,5 @@
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 
@@ -121,3 +123,20 @@ def test_booleans_are_not_values_on_any_path():
     assert es.evaluations == 0
     with pytest.raises(TypeError, match="expected one real number"):
         as_value(np.array(True), np.zeros(2))
+
+
+@pytest.mark.parametrize("mode", ["serial", "vectorized", "thread map", "steady state"])
+def test_a_fun_that_changes_its_argument_in_place_changes_no_row(mode):
+    def shifting(x):  # changes what it is given, as some simulators' wrappers do
+        x -= 0.5
+        return np.sum(x**2, axis=-1) if x.ndim == 2 else float(np.sum(x**2))
+
+    def plain(x):
+        return np.sum((x - 0.5) ** 2, axis=-1) if x.ndim == 2 else float(np.sum((x - 0.5) ** 2))
+
+    with ThreadPoolExecutor(2) as pool:
+        options = {"budget": 300, "population_size": 20, "seed": 4}
+        options |= {"serial": {}, "vectorized": {"vectorized": True}, "thread map": {"workers": pool.map},
+                    "steady state": {"executor": pool, "max_in_flight": 1}}[mode]  # fmt: skip
+        ours, reference = minimize(shifting, [(-1, 1)] * 3, **options), minimize(plain, [(-1, 1)] * 3, **options)
+    assert ours.nfev == 300 and ours.fun == reference.fun and ours.x.tolist() == reference.x.tolist()  # rows told as asked

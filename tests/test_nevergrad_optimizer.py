@@ -53,6 +53,9 @@ def test_options_mirror_the_strategy_and_bad_options_raise_at_construction():
     assert learned.settings.partition == "learned" and es.settings.partition == "random"
     with pytest.raises(ValueError, match="theta"):
         adapter.EDAMCC(theta=2.0)(parametrization=3, budget=10)
+    for budget in (-5, 0, 2.5, True):  # the population rule reads the budget: checked as the strategy checks it
+        with pytest.raises(ValueError, match="budget"):
+            ng.optimizers.registry["EDAMCC-Paper"](parametrization=3, budget=budget)
     assert ng.optimizers.registry["EDAMCC-UMDAc"](parametrization=3, budget=100).strategy.variant.name == "umdac"
 
 
@@ -247,3 +250,15 @@ def test_constraint_penalties_reach_the_strategy_and_clipping_does_not():
         opt.tell(opt.ask(), loss, constraint_violation=violation)
     assert seen[0] > 1.0 and seen[1] == 1.0  # the penalized loss, then the loss as given
     assert seen[2] == 1e30 and seen[3] == np.inf and np.isnan(seen[4])  # not Nevergrad's 5e20
+
+
+def test_a_loss_given_as_a_one_element_array_is_unclipped_like_a_number():
+    opt = ng.optimizers.registry["EDAMCC"](parametrization=ng.p.Array(shape=(3,), lower=-1, upper=1), budget=100)
+    seen = []
+    tell = opt.strategy.tell
+    opt.strategy.tell = lambda x, f: (seen.append(float(f)), tell(x, f))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nevergrad warns that it clips NaN and inf for itself
+        for loss in (np.array(np.nan), np.array(1e30), np.array(np.inf), np.array([1e30]), np.array(2.0)):
+            opt.tell(opt.ask(), loss)
+    assert np.isnan(seen[0]) and seen[1:] == [1e30, np.inf, 1e30, 2.0]  # not Nevergrad's 5e20

@@ -81,6 +81,21 @@ def test_bad_arguments_raise():
         minimize(lambda x: np.zeros(3), [(-1, 1)] * 2, budget=100, vectorized=True, population_size=10)
     with pytest.raises(TypeError, match="expected one real number"):
         minimize(lambda x: np.zeros(2), [(-1, 1)] * 2, budget=100, population_size=10)
+    for name in ("vectorized", "disp"):  # a flag, not a truth value: "no" would switch it on
+        with pytest.raises(TypeError, match=f"{name}: expected True or False"):
+            minimize(sphere, [(-1, 1)], budget=10, **{name: "no"})
+
+
+def test_a_process_pool_refuses_an_unpicklable_fun_before_any_evaluation():
+    calls = []
+
+    def local(x):  # a local function: pickle cannot send it to a worker process
+        calls.append(1)
+        return float(np.sum(x**2))
+
+    with pytest.raises(TypeError, match=r"fun: workers=2 sends it to worker processes.*module level"):
+        minimize(local, [(-1, 1)] * 2, budget=20, population_size=10, workers=2)
+    assert calls == []
 
 
 def test_nan_objective_values_are_survived():

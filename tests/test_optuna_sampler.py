@@ -137,6 +137,9 @@ def test_bad_arguments_raise():
                          ({"variant": "x"}, "variant"), ({"repair": "none"}, "repair"), ({"seed": 1.5}, "seed")]:  # fmt: skip
         with pytest.raises(ValueError, match=name):
             EDAMCCSampler(**kwargs)
+    for bad in ("random", 0, optuna.samplers.RandomSampler):  # not a sampler instance: refused, never replaced
+        with pytest.raises(TypeError, match="independent_sampler"):
+            EDAMCCSampler(independent_sampler=bad)
 
 
 # ------------------------------------------------------------------ generations

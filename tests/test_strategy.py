@@ -235,6 +235,13 @@ def test_invalid_parameters_raise_naming_the_argument(kwargs, message):
         make(**kwargs)
 
 
+def test_record_structure_is_true_or_false_not_read_by_truth_value():
+    for bad in ("no", None, 0):  # "no" would record, None would silently not
+        with pytest.raises(TypeError, match="record_structure: expected True or False"):
+            make(record_structure=bad)
+    assert make(record_structure=np.bool_(False)).structure is None
+
+
 @pytest.mark.parametrize(
     "bounds, message",
     [

@@ -54,6 +54,9 @@ def parse_bounds(bounds: Any, dimension: int | None = None) -> tuple[NDArray[np.
             )
     lower = np.asarray(lower, dtype=float)
     upper = np.asarray(upper, dtype=float)
+    if lower.ndim > 1 or upper.ndim > 1:
+        raise ValueError(f"bounds: expected lb and ub as scalars or 1-D arrays (one entry per variable); got shapes "
+                         f"{lower.shape} and {upper.shape}")
     if dimension is not None:
         if not is_int(dimension) or dimension < 1:
             raise ValueError(f"dimension: expected a positive integer; got {dimension!r}")

@@ -14,6 +14,7 @@ failure of the simulator. NaN and inf are allowed.
 from __future__ import annotations
 
 import numbers
+import pickle
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -64,6 +65,16 @@ def format_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def check_picklable(fun: Callable[..., Any], workers: Any) -> None:
+    """``fun`` for ``workers`` processes, which receive it pickled with every chunk of rows: a
+    lambda or a local function is refused before the pool starts, with the fix."""
+    try:
+        pickle.dumps(fun)
+    except (pickle.PicklingError, AttributeError, TypeError) as exc:
+        raise TypeError(f"fun: workers={workers!r} sends it to worker processes, which needs pickle ({format_error(exc)}); "
+                        "pass a picklable function, defined at module level") from exc
+
+
 def evaluate_rows(fun: Callable[[NDArray[np.float64]], Any], rows: Sequence[NDArray[np.float64]] | NDArray[np.float64],
                   on_error: str = "raise") -> list[tuple[float, str | None]]:
     """Evaluate each row in turn: ``(value, None)`` or, under ``"nan"``, ``(nan, error_text)``.
@@ -74,7 +85,7 @@ def evaluate_rows(fun: Callable[[NDArray[np.float64]], Any], rows: Sequence[NDAr
     for row in rows:
         x = np.asarray(row, dtype=np.float64)
         try:
-            raw = fun(x)
+            raw = fun(x.copy())  # its own copy: a fun that changes its argument cannot change the row told
         except Exception as exc:
             if on_error == "nan":
                 out.append((float("nan"), format_error(exc)))
@@ -105,7 +116,7 @@ def evaluate_vectorized(fun: Callable[[NDArray[np.float64]], Any], x: NDArray[np
     recorded as a :class:`Failure` with the error's text.
     """
     try:
-        raw = fun(x)
+        raw = fun(x.copy())  # its own copy, as evaluate_rows gives
     except Exception as exc:
         if on_error == "nan":
             error = format_error(exc)

@@ -13,8 +13,8 @@ from scipy.optimize import OptimizeResult
 
 from . import checkpoint as ckpt
 from .bounds import parse_bounds
-from .checks import is_int
-from .evaluation import Failure, check_on_error, evaluate_batch, evaluate_vectorized
+from .checks import check_flag, is_int
+from .evaluation import Failure, check_on_error, check_picklable, evaluate_batch, evaluate_vectorized
 from .progress import Progress
 from .settings import check_count, check_seconds, default_budget
 from .steady_state import SteadyState, infer_workers, queue_limit
@@ -47,7 +47,8 @@ def minimize(
 
     Args:
         fun: ``fun(x) -> float`` for ``x`` of shape ``(n,)``, or with ``vectorized=True``
-            ``fun(X) -> (k,)`` for ``X`` of shape ``(k, n)``.
+            ``fun(X) -> (k,)`` for ``X`` of shape ``(k, n)``. It gets its own copy, which it may
+            change in place (as with SciPy): the rows told are the ones asked.
         bounds: as for :class:`EDAMCCStrategy` (pairs, :class:`scipy.optimize.Bounds`, ...).
         budget: maximum number of evaluations; default ``10000 * n`` (the paper's and
             CEC2005's budget).
@@ -122,6 +123,9 @@ def minimize(
     if max_in_flight is not None:
         check_count(max_in_flight, "max_in_flight")
     check_workers(workers)
+    vectorized, disp = check_flag(vectorized, "vectorized"), check_flag(disp, "disp")
+    if is_int(workers) and workers != 1 and not vectorized:  # a process pool: fun travels pickled
+        check_picklable(fun, workers)
     if executor is not None and not callable(getattr(executor, "submit", None)):
         raise TypeError(f"executor: expected an object with submit(fn, *args) (a concurrent.futures executor, a Dask "
                         f"Client or client.get_executor()); got {executor!r}")

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .bounds import parse_bounds, repair
-from .checks import is_int
+from .checks import check_flag, is_int
 from .generation import FittedGeneration
 from .ledger import Ledger, as_batch
 from .restarts import MAX_RESTARTS, next_population_size
@@ -99,6 +99,7 @@ class EDAMCCStrategy:
         elif not isinstance(record_pairs, bool):
             raise ValueError(f"record_pairs: expected True, False or 'auto'; got {record_pairs!r}")
         check_every(record_every)  # also when nothing is recorded
+        record_structure = check_flag(record_structure, "record_structure")
         variant = rules.variant
         self._record = (
             StructureRecord(n, every=record_every, pairs=bool(record_pairs) and variant.identify_weak)
