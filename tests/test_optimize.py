@@ -81,6 +81,8 @@ def test_bad_arguments_raise():
         minimize(lambda x: np.zeros(3), [(-1, 1)] * 2, budget=100, vectorized=True, population_size=10)
     with pytest.raises(TypeError, match="expected one real number"):
         minimize(lambda x: np.zeros(2), [(-1, 1)] * 2, budget=100, population_size=10)
+    with pytest.raises(ValueError, match="workers: a vectorized fun"):  # not ignored: one of the two
+        minimize(vsphere, [(-1, 1)] * 2, budget=100, vectorized=True, workers=2)
     for name in ("vectorized", "disp"):  # a flag, not a truth value: "no" would switch it on
         with pytest.raises(TypeError, match=f"{name}: expected True or False"):
             minimize(sphere, [(-1, 1)], budget=10, **{name: "no"})

@@ -58,8 +58,8 @@ def minimize(
             ``workers(fun, rows)``, or an int: that many processes (-1: all cores; ``fun`` must
             then be picklable). Each worker gets ONE chunk of rows per generation
             (``np.array_split`` into as many chunks as workers; an int or a pool's
-            ``_max_workers`` sets how many, 4 chunks for any other map). Ignored with
-            ``vectorized=True``.
+            ``_max_workers`` sets how many, 4 chunks for any other map). Not with
+            ``vectorized=True`` (``ValueError``).
         vectorized: ``fun`` takes the whole ``(k, n)`` batch.
         callback: called after every generation with an :class:`~scipy.optimize.OptimizeResult`
             (``x``, ``fun``, ``nfev``, ``nit``, and ``strategy`` to read the learned structure);
@@ -124,13 +124,15 @@ def minimize(
         check_count(max_in_flight, "max_in_flight")
     check_workers(workers)
     vectorized, disp = check_flag(vectorized, "vectorized"), check_flag(disp, "disp")
-    if is_int(workers) and workers != 1 and not vectorized:  # a process pool: fun travels pickled
-        check_picklable(fun, workers)
     if executor is not None and not callable(getattr(executor, "submit", None)):
         raise TypeError(f"executor: expected an object with submit(fn, *args) (a concurrent.futures executor, a Dask "
                         f"Client or client.get_executor()); got {executor!r}")
     if executor is not None and (workers is not None or vectorized):
         raise ValueError("executor: use either executor= or workers=/vectorized=, not both")
+    if vectorized and workers is not None:  # one call takes the whole batch: nothing to split
+        raise ValueError("workers: a vectorized fun takes each generation in one call; use either workers= or vectorized=True, not both")
+    if is_int(workers) and workers != 1:  # a process pool: fun travels pickled
+        check_picklable(fun, workers)
     for name, value in (("timeout", timeout), ("max_in_flight", max_in_flight)):
         if executor is None and value is not None:
             raise ValueError(f"{name}: applies to steady-state evaluation only; pass executor= too, or leave {name}=None")
