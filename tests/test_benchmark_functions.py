@@ -195,3 +195,10 @@ def test_cec2005_instance_rejects_what_no_file_covers(tmp_path):
         cec2005_instance("F8", 50, tmp_path)
     with pytest.raises(ValueError, match="dimension: expected a positive integer"):
         cec2005_instance("F2", 0, tmp_path)
+
+
+def test_the_instance_key_names_the_function_its_dimension_and_its_data():
+    key = get_function("F9", 10).instance_key
+    assert key == get_function("F9", 10).instance_key  # a fresh object of the same instance
+    others = [get_function("F9", 10, seed=1), get_function("F9", 11), get_function("F10", 10)]
+    assert len({key, *(f.instance_key for f in others)}) == 4

@@ -4,7 +4,8 @@ import pickle
 import numpy as np
 import pytest
 
-from edamcc import minimize
+from edamcc import EDAMCCStrategy, minimize
+from edamcc.benchmark_functions import get_function
 from edamcc.checkpoint import load
 
 BOUNDS = [(-2.0, 2.0)] * 4
@@ -124,6 +125,41 @@ def test_a_file_that_is_not_a_checkpoint_is_refused_by_name(tmp_path, content):
     path.write_bytes(pickle.dumps({"format": 1, "key": {}}) if content is None else content)
     with pytest.raises(ValueError, match="checkpoint '.*other.json': not an edamcc checkpoint"):
         minimize(sphere, BOUNDS, budget=60, checkpoint=path, **KW)
-    path.write_bytes(pickle.dumps({"format": 1, "key": {}, "strategy": None, "failures": []}))
+    path.write_bytes(pickle.dumps({"format": 1, "key": {}, "strategy": make_strategy(), "failures": []}))
     with pytest.raises(ValueError, match="written by another version of edamcc .format 1"):
         minimize(sphere, BOUNDS, budget=60, checkpoint=path, **KW)
+
+
+@pytest.mark.parametrize("content", [b"\x80\x04\x8d" + (2**63 + 5).to_bytes(8, "little"),  # OverflowError inside pickle
+                                     pickle.dumps({"format": 4, "key": [], "strategy": None, "failures": []})])
+def test_a_damaged_checkpoint_is_refused_by_name_whatever_pickle_raises(tmp_path, content):
+    path = tmp_path / "run.ckpt"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match="not an edamcc checkpoint"):
+        minimize(sphere, BOUNDS, budget=60, checkpoint=path, **KW)
+
+
+def test_a_checkpoint_of_another_benchmark_instance_on_the_same_box_is_refused(tmp_path):
+    path = tmp_path / "run.ckpt"
+    f2 = get_function("F2", 4)  # shifted: another instance seed is another problem
+    minimize(f2, f2.bounds, budget=60, checkpoint=path, vectorized=True, **KW)
+    for other in (get_function("F1", 4), get_function("F2", 4, seed=7)):  # the same box [-100, 100]^4
+        with pytest.raises(ValueError, match="another problem .differs in: objective"):
+            minimize(other, other.bounds, budget=120, checkpoint=path, vectorized=True, **KW)
+    assert minimize(get_function("F2", 4), f2.bounds, budget=120, checkpoint=path, vectorized=True, **KW).nfev == 120
+
+
+def test_a_resume_with_a_budget_below_the_evaluations_spent_is_refused_and_set_limits_changes_nothing_then(tmp_path):
+    path = tmp_path / "run.ckpt"
+    minimize(sphere, BOUNDS, budget=200, checkpoint=path, **KW)
+    with pytest.raises(ValueError, match="budget: 200 evaluations are spent already"):
+        minimize(sphere, BOUNDS, budget=100, checkpoint=path, **KW)
+    es = make_strategy()
+    es.set_limits(budget=20, target=0.5)
+    with pytest.raises(ValueError, match="target"):
+        es.set_limits(budget=1000, target=float("nan"))
+    assert es.budget == 20  # the failed call changed nothing (the budget was set before the target's check)
+
+
+def make_strategy():
+    return EDAMCCStrategy(bounds=BOUNDS, population_size=20, seed=7)

@@ -64,6 +64,8 @@ def test_variants_and_functions_are_listed(capsys):
         (["solve", "F1", "--json", "no-such-dir/r.json"], "--json: directory"),
         (["solve", "F1", "--plot", "no-such-dir/r.png"], "--plot: directory"),
         (["solve", "F1", "--plot", "."], "--plot: '.' is a directory"),
+        (["solve", "F1", "--plot", "r.xyz"], "--plot: expected a file name ending in one of"),
+        (["solve", "F1", "--plot", "r"], "--plot: expected a file name ending in one of"),  # matplotlib would write r.png
         (["solve", "F1", "--checkpoint", "no-such-dir/run.ckpt"], "--checkpoint: directory"),
         (["solve", "F1", "--checkpoint", "."], "--checkpoint: '.' is a directory"),
         (["solve", "F10", "--cec2005-data", "no-such-directory"], "--cec2005-data: directory: schwefel_206_data.txt not found"),
@@ -102,6 +104,13 @@ def test_a_checkpointed_run_resumes_with_the_saved_seed_and_population(tmp_path,
                           (["--checkpoint", "x.json"], "checkpoint 'x.json': not an edamcc checkpoint")):  # fmt: skip
         with pytest.raises(SystemExit):
             main(["solve", "F1", "--dim", "5", "--budget", "2000", *argv])
+        captured = capsys.readouterr()
+        assert captured.out == "" and message in captured.err
+    # another function or instance on the same box, or a budget below the evaluations spent: refused
+    for argv, message in ((["F2"], "differs in: objective"), (["F2", "--instance-seed", "7"], "differs in: objective"),
+                          (["F1", "--budget", "600"], "budget: 1000 evaluations are spent already")):  # fmt: skip
+        with pytest.raises(SystemExit):
+            main(["solve", "--dim", "5", "--budget", "2000", "--checkpoint", "c.ckpt", *argv])
         captured = capsys.readouterr()
         assert captured.out == "" and message in captured.err
 

@@ -1,5 +1,7 @@
 """The three-panel picture of a run (edamcc.structure_plot)."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -73,3 +75,11 @@ def test_theta_must_be_the_number_wi_used(tmp_path):
         es.tell(x, np.sum(x**2, axis=1))
     with pytest.raises(ValueError, match="^theta: expected the number WI used"):
         plot_structure(es.structure, path=str(tmp_path / "t.png"), m_corr=6, theta="auto")
+
+
+@pytest.mark.parametrize("name", ["run.xyz", "run"])  # no suffix: matplotlib would write run.png instead
+def test_a_path_without_a_picture_format_is_refused_before_drawing(tmp_path, name):
+    es, _ = _run(4, pairs=True, generations=2)
+    with pytest.raises(ValueError, match="path: expected a file name ending in one of .*png"):
+        plot_structure(es.structure, path=tmp_path / name)
+    assert os.listdir(tmp_path) == []

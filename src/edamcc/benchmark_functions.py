@@ -18,6 +18,7 @@ Conventions of the official code: rotations multiply row vectors, ``z = (x - o) 
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -51,6 +52,15 @@ class BenchmarkFunction:
     def bounds(self) -> list[tuple[float, float]]:
         """One ``(low, high)`` pair per variable, as SciPy and :class:`edamcc.EDAMCCStrategy` take."""
         return [(self.lower, self.upper)] * self.dimension
+
+    @property
+    def instance_key(self) -> str:
+        """A digest of this instance: its name, dimension, bias and data (shift, rotation, matrix).
+        A checkpoint of a run on it resumes on the same instance only (:mod:`edamcc.checkpoint`)."""
+        digest = hashlib.sha256(f"{self.name} {self.dimension} {self.bias!r}".encode())
+        for name, array in [("optimum_x", self.optimum_x), *sorted(self.data.items())]:
+            digest.update(name.encode() + np.ascontiguousarray(array, dtype=np.float64).tobytes())
+        return digest.hexdigest()
 
     @property
     def optimum_value(self) -> float:

@@ -22,11 +22,14 @@ from .evaluation import Failure
 from .settings import check_seconds
 from .strategy import EDAMCCStrategy
 
-FORMAT = 3  # 2: the fingerprint compares resolved settings and generator states; 3: a run's state is a Run
+FORMAT = 4  # 2: the fingerprint compares resolved settings and generator states; 3: a run's state is a Run; 4: the objective
 
 
-def fingerprint(strategy: EDAMCCStrategy, seed: Any, options: dict[str, Any]) -> dict[str, Any]:
-    """What a checkpoint must match to be resumed: dimension, bounds, seed and options.
+def fingerprint(strategy: EDAMCCStrategy, seed: Any, options: dict[str, Any], fun: Any = None) -> dict[str, Any]:
+    """What a checkpoint must match to be resumed: dimension, bounds, seed, options and, for an
+    objective that names its instance (``fun.instance_key``, as the F1–F13 of
+    :mod:`edamcc.benchmark_functions` do), that instance. Another callable cannot be compared:
+    resuming with the same one is the caller's part.
 
     Equal arguments give equal fingerprints: the algorithm's parameters are compared as the
     strategy's :class:`~edamcc.Settings` resolved them (a default passed explicitly, or a NumPy
@@ -44,7 +47,13 @@ def fingerprint(strategy: EDAMCCStrategy, seed: Any, options: dict[str, Any]) ->
         "seed": _seed_key(seed),
         "settings": {name: repr(getattr(settings, name)) for name in settings.names()},
         "options": {k: repr(_plain(v)) for k, v in sorted(options.items()) if k not in settings.names()},
+        "objective": _objective_key(fun),
     }
+
+
+def _objective_key(fun: Any) -> str | None:
+    key = getattr(fun, "instance_key", None)
+    return key if isinstance(key, str) else None
 
 
 def _seed_key(seed: Any) -> Any:
@@ -109,9 +118,12 @@ def read(path: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         with open(path, "rb") as fh:
             payload = pickle.load(fh)
-    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, TypeError, ValueError) as exc:
+    except OSError:
+        raise
+    except Exception as exc:  # a damaged pickle can raise almost anything (KeyError, OverflowError, MemoryError, ...)
         raise ValueError(f"checkpoint {os.fspath(path)!r}: not an edamcc checkpoint ({type(exc).__name__}: {exc})") from exc
-    if not isinstance(payload, dict) or not {"format", "key", "strategy", "failures"} <= set(payload):
+    if (not isinstance(payload, dict) or not {"format", "key", "strategy", "failures"} <= set(payload)
+            or not isinstance(payload["key"], dict) or not isinstance(payload["strategy"], EDAMCCStrategy)):
         raise ValueError(f"checkpoint {os.fspath(path)!r}: not an edamcc checkpoint")
     return payload
 
@@ -133,11 +145,11 @@ def load(path: str | os.PathLike[str], key: dict[str, Any]) -> tuple[EDAMCCStrat
 
 
 def open_run(path: str | os.PathLike[str], bounds: Any, seed: Any, budget: int | None, target: float | None,
-             options: dict[str, Any]) -> tuple[EDAMCCStrategy, list[Failure], dict[str, Any]]:
-    """The strategy of a run checkpointed at ``path``, its failures and its fingerprint: the
-    saved run if the file exists (``ValueError`` if it is another problem's), else a new one."""
+             options: dict[str, Any], fun: Any = None) -> tuple[EDAMCCStrategy, list[Failure], dict[str, Any]]:
+    """The strategy of a run of ``fun`` checkpointed at ``path``, its failures and its fingerprint:
+    the saved run if the file exists (``ValueError`` if it is another problem's), else a new one."""
     strategy = EDAMCCStrategy(bounds=bounds, seed=seed, budget=budget, target=target, **options)
-    key = fingerprint(strategy, seed, options)
+    key = fingerprint(strategy, seed, options, fun)
     failures: list[Failure] = []
     if os.path.exists(path):
         strategy, failures = load(path, key)

@@ -159,15 +159,21 @@ def _solve(args: argparse.Namespace) -> int:
             import matplotlib  # noqa: F401
         except ImportError:
             parser.error("--plot needs matplotlib: pip install 'edamcc[plot]'")
+        from .structure_plot import check_plot_path
+
+        try:
+            check_plot_path(args.plot, "--plot")
+        except ValueError as exc:
+            parser.error(str(exc))
     options = dict(variant=variant, population_size=args.population_size, selection_ratio=args.selection_ratio, m_corr=args.m_corr,
                    theta=args.theta, c=args.c, repair=args.repair, partition=args.partition)  # fmt: skip
     resumed = None
     if args.checkpoint and os.path.exists(args.checkpoint):  # resume: the saved run's seed, checked before anything prints
         try:
-            saved_seed = read(args.checkpoint)["key"]["seed"]
+            saved_seed = read(args.checkpoint)["key"].get("seed")
             if seed is None and is_int(saved_seed):
                 seed = saved_seed
-            resumed = open_run(args.checkpoint, f.bounds, seed, budget, None, options)[0]
+            resumed = open_run(args.checkpoint, f.bounds, seed, budget, None, options, f)[0]
         except ValueError as exc:
             parser.error(str(exc))
     drawn = seed is None

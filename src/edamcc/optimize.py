@@ -144,7 +144,7 @@ def minimize(
     if checkpoint is None:
         es, failures = EDAMCCStrategy(bounds=bounds, seed=seed, budget=budget, target=target, **options), []
     else:
-        es, failures, key = ckpt.open_run(checkpoint, bounds, seed, budget, target, options)
+        es, failures, key = ckpt.open_run(checkpoint, bounds, seed, budget, target, options, fun)
         saver = ckpt.Checkpointer(checkpoint, checkpoint_every, key)
     progress = Progress(disp)
 

@@ -296,9 +296,12 @@ class EDAMCCStrategy:
         self._close_ready_generations()
 
     def set_limits(self, *, budget: int | None, target: float | None) -> None:
-        """Replace the budget and the target (a resumed checkpoint); the population stays."""
-        self._budget = check_budget(budget)
-        self._target = check_target(target)
+        """Replace the budget and the target (a resumed checkpoint); the population stays. Both are
+        checked before either changes; a budget below the evaluations spent raises ``ValueError``."""
+        budget, target = check_budget(budget), check_target(target)
+        if budget is not None and budget < self._nfev:
+            raise ValueError(f"budget: {self._nfev} evaluations are spent already; expected at least {self._nfev} or None; got {budget}")
+        self._budget, self._target = budget, target
 
     def should_stop(self) -> bool:
         """True when a stopping criterion holds (see :attr:`stop_reason`)."""

@@ -17,6 +17,7 @@ Three panels, drawn by :func:`plot_structure` (matplotlib is imported only when 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -61,6 +62,18 @@ def dependency_groups(frequency: NDArray[np.float64], threshold: float = ORDER_T
     return sorted((g for g in groups if g.size >= 2), key=lambda g: (-g.size, int(g[0])))
 
 
+def check_plot_path(path: Any, name: str = "path") -> None:
+    """Raise ``ValueError`` naming ``name`` unless ``path`` ends in a picture format matplotlib
+    writes (``.png``, ``.svg``, ``.pdf``, ...): without one, matplotlib would add ``.png`` and write
+    another file than the one named."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    suffix = os.path.splitext(os.fspath(path))[1].lower().lstrip(".")
+    if suffix not in formats:
+        raise ValueError(f"{name}: expected a file name ending in one of .{', .'.join(formats)}; got {os.fspath(path)!r}")
+
+
 def plot_structure(
     record: StructureRecord,
     *,
@@ -76,7 +89,8 @@ def plot_structure(
     Args:
         record: the run's :class:`~edamcc.structure_record.StructureRecord`, with at least one
             generation.
-        path: the output file.
+        path: the output file; its suffix names the format (``ValueError`` for one matplotlib
+            cannot write, or none).
         errors: ``(evaluations, best error)`` pairs, e.g. collected by :func:`edamcc.minimize`'s
             callback from ``r.nfev`` and ``r.fun`` (minus F(x*) when known). None: panel (a)
             says there is no error history.
@@ -87,6 +101,7 @@ def plot_structure(
     """
     if record.n_strong.size == 0:
         raise ValueError("record: no generation was recorded, there is nothing to draw")
+    check_plot_path(path)
     if theta is not None and not is_real(theta):
         raise ValueError(f"theta: expected the number WI used (es.theta) or None; got {theta!r}")
     import matplotlib
