@@ -111,10 +111,12 @@ def test_equal_arguments_resume_however_they_are_spelled(tmp_path):
     path = tmp_path / "run.ckpt"
     with pytest.raises(KeyboardInterrupt):
         minimize(sphere, bounds, budget=300, population_size=20, seed=np.random.default_rng(11), checkpoint=path, callback=interrupt)
-    # a generator made the same way, a NumPy integer, the default variant named: the same run
-    resumed = minimize(sphere, bounds, budget=300, population_size=np.int64(20), variant="edamcc-sep-cc",
-                       seed=np.random.default_rng(11), checkpoint=path)  # fmt: skip
+    # a generator made the same way, a NumPy integer, the default variant and record named, the box as one pair: the same run
+    resumed = minimize(sphere, (-2.0, 2.0), dimension=4, budget=300, population_size=np.int64(20), variant="edamcc-sep-cc",
+                       record_structure=True, record_every=1, record_pairs="auto", seed=np.random.default_rng(11), checkpoint=path)  # fmt: skip
     assert np.array_equal(resumed.x, full.x) and resumed.nfev == full.nfev
+    with pytest.raises(ValueError, match="another problem .differs in: record"):  # another record is another run's
+        minimize(sphere, bounds, budget=300, population_size=20, seed=np.random.default_rng(11), checkpoint=path, record_every=2)
     with pytest.raises(ValueError, match="another problem.*seed"):
         minimize(sphere, bounds, budget=300, population_size=20, seed=np.random.default_rng(12), checkpoint=path)
 

@@ -75,6 +75,12 @@ def test_theta_must_be_the_number_wi_used(tmp_path):
         es.tell(x, np.sum(x**2, axis=1))
     with pytest.raises(ValueError, match="^theta: expected the number WI used"):
         plot_structure(es.structure, path=str(tmp_path / "t.png"), m_corr=6, theta="auto")
+    for kwargs, message in (({"m_corr": "a", "theta": 0.3}, "^m_corr: expected the rows WI correlated"),
+                            ({"m_corr": 6}, "^m_corr, theta: expected both"),  # alone it would draw no line, silently
+                            ({"errors": np.array([10.0, 1.0, 20.0, 0.5])}, r"^errors: expected .* shape \(k, 2\)")):  # fmt: skip
+        with pytest.raises(ValueError, match=message):
+            plot_structure(es.structure, path=str(tmp_path / "t.png"), **kwargs)
+    assert os.listdir(tmp_path) == []
 
 
 @pytest.mark.parametrize("name", ["run.xyz", "run"])  # no suffix: matplotlib would write run.png instead

@@ -33,22 +33,29 @@ def fingerprint(strategy: EDAMCCStrategy, seed: Any, options: dict[str, Any], fu
 
     Equal arguments give equal fingerprints: the algorithm's parameters are compared as the
     strategy's :class:`~edamcc.Settings` resolved them (a default passed explicitly, or a NumPy
-    integer for an int, is the same run), the other options by value. A ``Generator`` seed is
+    integer for an int, is the same run), and so are the box and the structure record (on or
+    off, every how many generations, pair counts or not): ``record_every=1`` named, or scalar
+    bounds with ``dimension=``, is the same run as without. A ``Generator`` seed is
     compared by its state once the strategy is built, so a generator made the same way again
     (``np.random.default_rng(1)``) resumes the run. The budget and the target are not part of
     it: a budget-limited run may be resumed with a larger budget.
     """
     low, high = strategy.bounds
     settings = strategy.settings
+    record = strategy.structure
     return {
         "dimension": strategy.dimension,
         "lower": low.tolist(),
         "upper": high.tolist(),
         "seed": _seed_key(seed),
         "settings": {name: repr(getattr(settings, name)) for name in settings.names()},
-        "options": {k: repr(_plain(v)) for k, v in sorted(options.items()) if k not in settings.names()},
+        "record": None if record is None else {"every": record.every, "pairs": record.pair_counts is not None},
+        "options": {k: repr(_plain(v)) for k, v in sorted(options.items()) if k not in settings.names() and k not in _RESOLVED},
         "objective": _objective_key(fun),
     }
+
+
+_RESOLVED = ("dimension", "record_structure", "record_pairs", "record_every")  # compared as the strategy resolved them
 
 
 def _objective_key(fun: Any) -> str | None:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .checks import is_real
+from .checks import is_int, is_real
 from .structure_record import StructureRecord
 from .wi_threshold import chance_strong, pair_exceeds
 
@@ -104,6 +104,12 @@ def plot_structure(
     check_plot_path(path)
     if theta is not None and not is_real(theta):
         raise ValueError(f"theta: expected the number WI used (es.theta) or None; got {theta!r}")
+    if m_corr is not None and (not is_int(m_corr) or m_corr < 2):
+        raise ValueError(f"m_corr: expected the rows WI correlated (es.m_corr, an integer >= 2) or None; got {m_corr!r}")
+    if (m_corr is None) != (theta is None):  # one alone cannot draw the constant line
+        raise ValueError(f"m_corr, theta: expected both (a constant chance line) or neither (each WI call's own); got {m_corr!r}, {theta!r}")
+    if errors is not None and len(errors) and np.shape(errors)[1:] != (2,):
+        raise ValueError(f"errors: expected (evaluations, best error) pairs, shape (k, 2); got shape {np.shape(errors)}")
     import matplotlib
 
     matplotlib.use("Agg")
