@@ -222,3 +222,10 @@ def test_solve_uses_the_official_cec2005_files(tmp_path, capsys):
     generated = tmp_path / "g.json"
     main(["solve", "F2", "--dim", "4", "--seed", "1", "--budget", "4000", "-q", "--json", str(generated)])
     assert json.loads(generated.read_text())["x"] != data["x"]
+
+
+def test_the_read_out_lists_no_variable_or_pair_that_was_never_strong(tmp_path, capsys):
+    assert main(["solve", "F1", "--dim", "1", "--budget", "200", "--seed", "1", "-q", "--json", str(tmp_path / "r.json")]) == 0
+    out = capsys.readouterr().out
+    assert "mean #strong 0.0 / 1" in out and "most often" not in out  # one variable is never strong: nothing to list
+    assert json.loads((tmp_path / "r.json").read_text())["structure"]["most_often_strong"] == []

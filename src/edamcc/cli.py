@@ -104,10 +104,10 @@ def _structure_summary(record: StructureRecord | None, top: int = 5) -> dict[str
     out: dict[str, Any] = {
         "mean_n_strong": float(record.n_strong.mean()),
         "final_n_strong": int(record.n_strong[-1]),
-        "most_often_strong": [(int(i), float(freq[i])) for i in most],
+        "most_often_strong": [(int(i), float(freq[i])) for i in most if freq[i] > 0],  # never strong: not listed
     }
     if record.pair_counts is not None:
-        out["strongest_pairs"] = [(i, j, round(f, 4)) for i, j, f in record.dependency_edges(0.0, limit=top)]
+        out["strongest_pairs"] = [(i, j, round(f, 4)) for i, j, f in record.dependency_edges(0.0, limit=top) if f > 0]  # never: not listed
     return out
 
 
@@ -228,8 +228,9 @@ def _solve(args: argparse.Namespace) -> int:
                      else f"on average over the generations (m_corr from {np.nanmin(rows):.0f} to {np.nanmax(rows):.0f}, "
                      f"theta from {np.nanmin(thetas):.3g} to {np.nanmax(thetas):.3g})")  # fmt: skip
             print(f"  chance alone: about {expected:.{0 if expected >= 10 else 1}f} of {f.dimension} variables would be called strong {where}")
-        print("  most often strong (variable: fraction of generations): " + ", ".join(f"x{i}: {p:.2f}" for i, p in summary["most_often_strong"]))
-        if "strongest_pairs" in summary:
+        if summary["most_often_strong"]:
+            print("  most often strong (variable: fraction of generations): " + ", ".join(f"x{i}: {p:.2f}" for i, p in summary["most_often_strong"]))
+        if summary.get("strongest_pairs"):  # none at n = 1, or when no pair was ever dependent
             print("  most often dependent pairs (|corr| > theta): " + ", ".join(f"(x{i}, x{j}): {p:.2f}" for i, j, p in summary["strongest_pairs"]))
     failed = False
     if args.json:
