@@ -25,7 +25,7 @@ from .strategy import EDAMCCStrategy
 FORMAT = 4  # 2: the fingerprint compares resolved settings and generator states; 3: a run's state is a Run; 4: the objective
 
 
-def fingerprint(strategy: EDAMCCStrategy, seed: Any, options: dict[str, Any], fun: Any = None) -> dict[str, Any]:
+def fingerprint(strategy: EDAMCCStrategy, seed: Any, fun: Any = None) -> dict[str, Any]:
     """What a checkpoint must match to be resumed: dimension, bounds, seed, options and, for an
     objective that names its instance (``fun.instance_key``, as the F1–F13 of
     :mod:`edamcc.benchmark_functions` do), that instance. Another callable cannot be compared:
@@ -35,7 +35,8 @@ def fingerprint(strategy: EDAMCCStrategy, seed: Any, options: dict[str, Any], fu
     strategy's :class:`~edamcc.Settings` resolved them (a default passed explicitly, or a NumPy
     integer for an int, is the same run), and so are the box and the structure record (on or
     off, every how many generations, pair counts or not): ``record_every=1`` named, or scalar
-    bounds with ``dimension=``, is the same run as without. A ``Generator`` seed is
+    bounds with ``dimension=``, is the same run as without; every option of the strategy is one
+    of these (another keyword is refused when the strategy is built). A ``Generator`` seed is
     compared by its state once the strategy is built, so a generator made the same way again
     (``np.random.default_rng(1)``) resumes the run. The budget and the target are not part of
     it: a budget-limited run may be resumed with a larger budget.
@@ -50,12 +51,8 @@ def fingerprint(strategy: EDAMCCStrategy, seed: Any, options: dict[str, Any], fu
         "seed": _seed_key(seed),
         "settings": {name: repr(getattr(settings, name)) for name in settings.names()},
         "record": None if record is None else {"every": record.every, "pairs": record.pair_counts is not None},
-        "options": {k: repr(_plain(v)) for k, v in sorted(options.items()) if k not in settings.names() and k not in _RESOLVED},
         "objective": _objective_key(fun),
     }
-
-
-_RESOLVED = ("dimension", "record_structure", "record_pairs", "record_every")  # compared as the strategy resolved them
 
 
 def _objective_key(fun: Any) -> str | None:
@@ -69,11 +66,6 @@ def _seed_key(seed: Any) -> Any:
     if isinstance(seed, np.random.Generator):
         return f"Generator {seed.bit_generator.state!r}"
     return int(seed)
-
-
-def _plain(value: Any) -> Any:
-    """A NumPy scalar as the Python number it holds."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def check_path(path: Any, name: str = "checkpoint", *, in_place: bool = False) -> None:
@@ -156,7 +148,7 @@ def open_run(path: str | os.PathLike[str], bounds: Any, seed: Any, budget: int |
     """The strategy of a run of ``fun`` checkpointed at ``path``, its failures and its fingerprint:
     the saved run if the file exists (``ValueError`` if it is another problem's), else a new one."""
     strategy = EDAMCCStrategy(bounds=bounds, seed=seed, budget=budget, target=target, **options)
-    key = fingerprint(strategy, seed, options, fun)
+    key = fingerprint(strategy, seed, fun)
     failures: list[Failure] = []
     if os.path.exists(path):
         strategy, failures = load(path, key)
