@@ -6,7 +6,7 @@ import pytest
 
 from edamcc import EDAMCCStrategy, minimize
 from edamcc.benchmark_functions import get_function
-from edamcc.checkpoint import load
+from edamcc.checkpoint import FORMAT, load
 
 BOUNDS = [(-2.0, 2.0)] * 4
 KW = dict(population_size=20, seed=7)
@@ -133,7 +133,7 @@ def test_a_file_that_is_not_a_checkpoint_is_refused_by_name(tmp_path, content):
 
 
 @pytest.mark.parametrize("content", [b"\x80\x04\x8d" + (2**63 + 5).to_bytes(8, "little"),  # OverflowError inside pickle
-                                     pickle.dumps({"format": 4, "key": [], "strategy": None, "failures": []})])
+                                     pickle.dumps({"format": FORMAT, "key": [], "strategy": None, "failures": []})])
 def test_a_damaged_checkpoint_is_refused_by_name_whatever_pickle_raises(tmp_path, content):
     path = tmp_path / "run.ckpt"
     path.write_bytes(content)

@@ -1,4 +1,5 @@
-from concurrent.futures import ThreadPoolExecutor
+import sys
+from concurrent.futures import BrokenExecutor, ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -75,9 +76,32 @@ def test_chunked_map_sends_one_task_per_chunk_and_keeps_order():
         return [task(c) for c in chunks]
 
     x = np.arange(20.0).reshape(10, 2)
-    values, failures = evaluate_batch(sphere, x, mapper, 3, "raise")
-    assert calls == [3] and not failures
+    values, failures, broken = evaluate_batch(sphere, x, mapper, 3, "raise")
+    assert calls == [3] and not failures and broken is None
     np.testing.assert_array_equal(values, np.sum(x**2, axis=1))
+
+
+def test_a_pool_that_breaks_fails_the_rows_it_had_not_returned_and_ends_the_run():
+    def breaks_at_the_second_chunk(task, chunks):
+        yield task(chunks[0])
+        raise BrokenExecutor("a worker died")
+
+    x = np.arange(20.0).reshape(10, 2)
+    values, failures, broken = evaluate_batch(sphere, x, breaks_at_the_second_chunk, 3, "nan")
+    np.testing.assert_array_equal(values[:4], np.sum(x[:4] ** 2, axis=1))  # the first chunk's results are kept
+    assert np.isnan(values[4:]).all() and [f.error for f in failures] == ["BrokenExecutor: a worker died"] * 6
+    assert broken == "stopped: the worker pool broke (BrokenExecutor: a worker died)"
+    with pytest.raises(EvaluationError, match=r"the worker pool broke while evaluating the chunk starting x=\[8.0, 9.0\]"):
+        evaluate_batch(sphere, x, breaks_at_the_second_chunk, 3, "raise")
+
+
+def test_sys_exit_in_fun_fails_the_point_under_either_policy():
+    def exits(x):
+        sys.exit(2)
+
+    assert evaluate_rows(exits, np.zeros((1, 2)), "nan")[0][1] == "SystemExit: 2"
+    with pytest.raises(EvaluationError, match="SystemExit: 2"):
+        evaluate_rows(exits, np.zeros((1, 2)), "raise")
 
 
 def test_workers_int_matches_serial_and_checks_values():

@@ -148,3 +148,18 @@ def test_tell_stores_rows_in_flight_and_forgets_orphans_of_a_restart():
     with pytest.raises(ValueError, match="row 1 was never asked"):
         ledger.tell(np.concatenate([b[:1], a[2:3]]), np.array([0.0, 0.0]))  # row 2's orphan is gone
     assert ledger.n_out == 3  # the bad call stored nothing
+
+
+def test_numbers_over_the_whole_run_go_on_across_closed_generations_injections_and_restarts():
+    ledger = filled()  # rows 0-3
+    a = ledger.hand_out(4)
+    assert ledger.tell(a[[2, 0]], np.array([1.0, 2.0])).tolist() == [2, 0]
+    assert ledger.tell(a[[3, 1]], np.array([1.0, 2.0])).tolist() == [3, 1]
+    ledger.pop_open()
+    ledger.fill(np.full((3, 2), 50.0) + np.arange(3)[:, None])  # rows 4-6
+    b = ledger.hand_out(1)
+    assert ledger.inject(np.full((3, 2), -9.0) - np.arange(3)[:, None], np.zeros(3)).tolist() == [5, 6, 7]
+    ledger.restart(4)  # row 4, in flight, becomes an orphan; the new run's rows start at 8
+    ledger.fill(np.full((4, 2), 80.0) + np.arange(4)[:, None])
+    c = ledger.hand_out(2)
+    assert ledger.tell(np.concatenate([c[1:], b]), np.array([0.0, 0.0])).tolist() == [9, 4]  # the orphan keeps its number

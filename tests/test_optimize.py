@@ -1,11 +1,14 @@
 """minimize(): SciPy-style driver, parallel workers, callbacks, vectorized objectives."""
 
+import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
 
 from edamcc import minimize
+from edamcc.evaluation import EvaluationError
 
 
 def sphere(x):
@@ -44,6 +47,32 @@ def test_integer_workers_use_processes():
     res = minimize(sphere, [(-5, 5)] * 3, budget=120, seed=0, population_size=20, workers=2)
     ref = minimize(sphere, [(-5, 5)] * 3, budget=120, seed=0, population_size=20)
     assert res.fun == ref.fun
+
+
+def exits_on_some(x):  # a simulator wrapper that calls sys.exit on part of the box
+    if x[0] > 3.0:
+        sys.exit(3)
+    return float(np.sum(x**2))
+
+
+def dies_on_some(x):  # a worker process that dies on part of the box
+    if x[0] > 3.0:
+        os._exit(3)
+    return float(np.sum(x**2))
+
+
+def test_a_worker_process_that_exits_or_dies_fails_its_points_under_the_failure_policy():
+    kw = dict(budget=120, seed=0, population_size=20, workers=2)
+    res = minimize(exits_on_some, [(-5, 5)] * 3, on_error="nan", **kw)  # sys.exit: the point fails, the run goes on
+    assert res.nfev == 120 and res.failures and all(f.error == "SystemExit: 3" for f in res.failures)
+    assert all(f.x[0] > 3.0 for f in res.failures)
+    with pytest.raises(EvaluationError, match="SystemExit"):
+        minimize(exits_on_some, [(-5, 5)] * 3, **kw)
+    res = minimize(dies_on_some, [(-5, 5)] * 3, on_error="nan", **kw)  # a dead process breaks the pool: the run ends
+    assert res.message.startswith("stopped: the worker pool broke") and res.nfev == 20
+    assert res.failures and all("BrokenProcessPool" in f.error for f in res.failures)
+    with pytest.raises(EvaluationError, match="the worker pool broke"):
+        minimize(dies_on_some, [(-5, 5)] * 3, **kw)
 
 
 def test_callback_can_stop_the_run():

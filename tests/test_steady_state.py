@@ -356,6 +356,29 @@ def test_a_resumed_run_reevaluates_in_flight_rows_only_within_its_limits(tmp_pat
             executor.shutdown()
 
 
+def test_a_resumed_run_reevaluates_in_flight_rows_within_max_in_flight(tmp_path):
+    running, most = [0], [0]
+    lock = threading.Lock()
+
+    def watched(x):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.01)
+        with lock:
+            running[0] -= 1
+        return float(np.sum(x**2))
+
+    path = tmp_path / "run.ckpt"
+    es, _, key = open_run(path, BOUNDS, 4, 100, None, {"population_size": 10})
+    x = es.ask()
+    es.tell(x[:4], np.sum(x[:4] ** 2, axis=1))  # 6 rows in flight when it was written
+    save(path, es, [], key)
+    with ThreadPoolExecutor(6) as ex:
+        res = minimize(watched, BOUNDS, budget=100, population_size=10, seed=4, executor=ex, max_in_flight=1, checkpoint=path)
+    assert res.nfev == 100 and most[0] == 1
+
+
 def test_an_executor_that_is_no_executor_or_refuses_work_is_named_before_any_evaluation():
     with pytest.raises(TypeError, match="^executor: expected an object with submit"):
         minimize(sphere, BOUNDS, budget=10, executor=4)

@@ -22,7 +22,8 @@ from .evaluation import Failure
 from .settings import check_seconds
 from .strategy import EDAMCCStrategy
 
-FORMAT = 4  # 2: the fingerprint compares resolved settings and generator states; 3: a run's state is a Run; 4: the objective
+FORMAT = 5  # 2: the fingerprint compares resolved settings and generator states; 3: a run's state is a Run; 4: the objective;
+# 5: rows keep their numbers over the whole run (ties of the best value)
 
 
 def fingerprint(strategy: EDAMCCStrategy, seed: Any, fun: Any = None) -> dict[str, Any]:

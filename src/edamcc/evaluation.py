@@ -2,9 +2,12 @@
 
 Failure policy (``on_error``):
 
-* ``"raise"`` (default): an exception from ``fun`` is re-raised as :class:`EvaluationError`
-  naming the point, chained to the original (``raise ... from exc``).
+* ``"raise"`` (default): an exception from ``fun`` (``sys.exit`` included) is re-raised as
+  :class:`EvaluationError` naming the point, chained to the original (``raise ... from exc``).
 * ``"nan"``: the point is told as NaN (ranks worst) and recorded as a :class:`Failure`.
+
+A pool of worker processes that breaks (a worker died) fails every point it had not returned
+yet, under either policy, and the run ends: nothing more can run on it.
 
 A value of the wrong type (``None``, a string, a complex number, an array that is not one
 number) raises ``TypeError`` under either policy: it is a bug in the objective, not a
@@ -13,6 +16,7 @@ failure of the simulator. NaN and inf are allowed.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import numbers
 import pickle
 import time
@@ -86,7 +90,7 @@ def evaluate_rows(fun: Callable[[NDArray[np.float64]], Any], rows: Sequence[NDAr
         x = np.asarray(row, dtype=np.float64)
         try:
             raw = fun(x.copy())  # its own copy: a fun that changes its argument cannot change the row told
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # sys.exit in a simulator wrapper fails the point, not the run
             if on_error == "nan":
                 out.append((float("nan"), format_error(exc)))
                 continue
@@ -117,7 +121,7 @@ def evaluate_vectorized(fun: Callable[[NDArray[np.float64]], Any], x: NDArray[np
     """
     try:
         raw = fun(x.copy())  # its own copy, as evaluate_rows gives
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         if on_error == "nan":
             error = format_error(exc)
             return np.full(x.shape[0], np.nan), [Failure(row.copy(), error) for row in x]
@@ -133,16 +137,34 @@ def evaluate_vectorized(fun: Callable[[NDArray[np.float64]], Any], x: NDArray[np
 
 
 def evaluate_batch(fun: Callable[[NDArray[np.float64]], Any], x: NDArray[np.float64], mapper: Callable[..., Any] | None,
-                   n_chunks: int, on_error: str) -> tuple[NDArray[np.float64], list[Failure]]:
-    """Evaluate a batch serially or as ``n_chunks`` chunks through ``mapper`` (one task per chunk)."""
+                   n_chunks: int, on_error: str) -> tuple[NDArray[np.float64], list[Failure], str | None]:
+    """Evaluate a batch serially or as ``n_chunks`` chunks through ``mapper`` (one task per chunk).
+
+    The values, the failures, and None or, when the map's pool broke (a worker process died:
+    ``concurrent.futures.BrokenExecutor``), why the run must end: under ``"nan"`` the rows of
+    the chunk that raised it and of every later chunk fail with its text; under ``"raise"`` it
+    is an :class:`EvaluationError` naming that chunk's first row."""
+    broken = None
     if mapper is None or n_chunks <= 1:
         pairs = evaluate_rows(fun, x, on_error)
     else:
         chunks = [c for c in np.array_split(x, min(n_chunks, x.shape[0])) if c.shape[0]]
-        pairs = [p for part in mapper(_ChunkTask(fun, on_error), chunks) for p in part]
+        pairs = []
+        results = iter(mapper(_ChunkTask(fun, on_error), chunks))
+        for chunk in chunks:
+            try:
+                pairs.extend(next(results))
+            except cf.BrokenExecutor as exc:  # the pool lost a worker: nothing more runs on it
+                text = format_error(exc)
+                if on_error == "raise":
+                    raise EvaluationError(f"the worker pool broke while evaluating the chunk starting x={chunk[0].tolist()}: {text}",
+                                          chunk[0]) from exc  # fmt: skip
+                pairs.extend([(float("nan"), text)] * (x.shape[0] - len(pairs)))
+                broken = f"stopped: the worker pool broke ({text})"
+                break
     values = np.array([v for v, _ in pairs], dtype=np.float64)
     failures = [Failure(x[i].copy(), err) for i, (_, err) in enumerate(pairs) if err is not None]
-    return values, failures
+    return values, failures, broken
 
 
 class _ChunkTask:

@@ -2,7 +2,9 @@
 
 Rows are numbered in the order they come into being (sampled for a generation, asked as
 extras, injected), and generation g is the block of numbers given by
-:func:`edamcc.generation.block_start` and :func:`~edamcc.generation.block_size`. The ledger
+:func:`edamcc.generation.block_start` and :func:`~edamcc.generation.block_size`. Each row also
+keeps a number over the whole run, restarts included, which ``tell`` and ``inject`` return: the
+strategy breaks ties between equal best values by it, whatever the order of the tells. The ledger
 keeps the rows of the open generation and of any later block that extras already reach,
 each in one of three states: sampled but not handed out, handed out (in flight), told. It
 answers "which asked row is this?" for ``tell`` (rows are matched by their exact float64
@@ -64,6 +66,8 @@ class Ledger:
         self._order: NDArray[np.intp] | None = None  # sorted view of the rows' bytes, built lazily
         self._sorted: NDArray[np.void] | None = None
         self._orphans = np.empty((0, self._n))  # in flight when a restart retired their generation
+        self._orphan_numbers = np.empty(0, dtype=np.int64)  # their numbers over the whole run
+        self._base = 0  # the number over the whole run of the row at position 0
 
     # ------------------------------------------------------------------ counts
     @property
@@ -107,17 +111,20 @@ class Ledger:
         """Add rows asked beyond the sampled ones: handed out at once, numbered next."""
         self._append(rows, None, OUT)
 
-    def inject(self, rows: NDArray[np.float64], values: NDArray[np.float64]) -> None:
+    def inject(self, rows: NDArray[np.float64], values: NDArray[np.float64]) -> NDArray[np.int64]:
         """Add told rows that were never asked: they take the place of sampled rows not handed
-        out yet (so injecting a generation's worth of points closes it), then the next numbers."""
+        out yet (so injecting a generation's worth of points closes it), then the next numbers.
+        Their numbers over the whole run."""
         free = np.flatnonzero(self._state == NEW)[: rows.shape[0]]
         k = free.size
         self._x[free] = rows[:k]
         self._f[free] = values[:k]
         self._state[free] = TOLD
         self._order = self._sorted = None
+        positions = np.concatenate([free, self._x.shape[0] + np.arange(rows.shape[0] - k)])
         if k < rows.shape[0]:
             self._append(rows[k:], values[k:], TOLD)
+        return self._base + positions
 
     # ------------------------------------------------------------------ handing out and telling
     def hand_out(self, k: int) -> NDArray[np.float64]:
@@ -140,7 +147,10 @@ class Ledger:
     def restart(self, population_size: int) -> None:
         """Start afresh with generation 0 of ``population_size`` rows (a restart). Rows in flight
         become orphans: their values are still accepted, and join no generation."""
-        self._orphans = np.concatenate([self._orphans, self._x[self._state == OUT]])
+        out = np.flatnonzero(self._state == OUT)
+        self._orphans = np.concatenate([self._orphans, self._x[out]])
+        self._orphan_numbers = np.concatenate([self._orphan_numbers, self._base + out])
+        self._base += self._x.shape[0]  # the new run's rows come after every row made so far
         self._M = int(population_size)
         self.generation = 0
         self._x = np.empty((0, self._n))
@@ -169,14 +179,18 @@ class Ledger:
             raise ValueError("x: a row in flight before a restart was already told earlier in this call (a row is told once)")
         return mask
 
-    def drop_orphans(self, rows: NDArray[np.float64]) -> None:
-        """Forget told orphans (one orphan per row, even if several are identical)."""
+    def drop_orphans(self, rows: NDArray[np.float64]) -> NDArray[np.int64]:
+        """Forget told orphans (one orphan per row, even if several are identical); their numbers."""
         keys = list(_row_keys(self._orphans))
         keep = np.ones(len(keys), dtype=bool)
+        hits = []
         for key in _row_keys(rows):  # rare: only rows in flight across a restart get here
             hit = next(i for i, k in enumerate(keys) if keep[i] and k == key)
             keep[hit] = False
-        self._orphans = self._orphans[keep]
+            hits.append(hit)
+        numbers = self._orphan_numbers[np.array(hits, dtype=np.intp)]
+        self._orphans, self._orphan_numbers = self._orphans[keep], self._orphan_numbers[keep]
+        return numbers
 
     def locate(self, rows: NDArray[np.float64]) -> NDArray[np.intp]:
         """Position of each of ``rows`` among the kept rows, or -1, for a tell.
@@ -248,16 +262,22 @@ class Ledger:
             raise ValueError(f"x: row {int(np.flatnonzero(repeated)[0])} was already told earlier in this call (a row is told once)")
         return idx
 
-    def tell(self, rows: NDArray[np.float64], values: NDArray[np.float64]) -> None:
+    def tell(self, rows: NDArray[np.float64], values: NDArray[np.float64]) -> NDArray[np.int64]:
         """Check told ``rows`` and store their ``values``; orphans (rows in flight across a
-        restart) are forgotten, not stored. Raises ``ValueError`` before changing anything."""
+        restart) are forgotten, not stored. Raises ``ValueError`` before changing anything.
+        The rows' numbers over the whole run."""
         if self._orphans.shape[0] == 0:  # no run has restarted with rows in flight: no copies
-            self.record(self.check_tell(rows), values)
-            return
+            idx = self.check_tell(rows)
+            self.record(idx, values)
+            return self._base + idx
         orphan = self.split_orphans(rows)
-        self.record(self.check_tell(rows[~orphan]), values[~orphan])
+        numbers = np.empty(rows.shape[0], dtype=np.int64)
+        idx = self.check_tell(rows[~orphan])
+        self.record(idx, values[~orphan])
+        numbers[~orphan] = self._base + idx
         if orphan.any():
-            self.drop_orphans(rows[orphan])
+            numbers[orphan] = self.drop_orphans(rows[orphan])
+        return numbers
 
     def record(self, idx: NDArray[np.intp], values: NDArray[np.float64]) -> None:
         """Store the values of rows already checked by :meth:`check_tell`."""
@@ -271,6 +291,7 @@ class Ledger:
         rows, values = self._x[:k], self._f[:k]
         self._x, self._f, self._state = self._x[k:], self._f[k:], self._state[k:]
         self._order = self._sorted = None
+        self._base += k
         self.generation += 1
         return rows, values
 

@@ -83,7 +83,9 @@ def minimize(
         on_error: ``"raise"`` (default): an exception in ``fun`` raises
             :class:`~edamcc.evaluation.EvaluationError` naming the point, chained to the
             original; ``"nan"``: the point is told as NaN (ranks worst) and listed in
-            ``result.failures``. A dead worker process and a timeout count as failures. A
+            ``result.failures``. ``sys.exit`` in ``fun``, a dead worker process and a timeout
+            count as failures; with ``workers=`` a dead process breaks the pool, so every point
+            it had not returned fails and the run ends (under ``"nan"``, with a message). A
             value that is not one real number (None, a string, complex, a wrong shape) raises
             ``TypeError`` under both policies: that is a bug in ``fun``.
         timeout: with ``executor``: seconds an evaluation may take, counted from when a
@@ -227,17 +229,18 @@ def _run_batches(es: EDAMCCStrategy, fun: Objective, workers: int | MapLike | No
                 x = es.ask()
                 if x.shape[0] == 0:  # pragma: no cover - ask always has work unless stopped
                     return "no candidates left to evaluate"
+            broken = None
             if vectorized:
                 values, new_failures = evaluate_vectorized(fun, x, on_error)
             else:
-                values, new_failures = evaluate_batch(fun, x, mapper, n_chunks, on_error)
+                values, new_failures, broken = evaluate_batch(fun, x, mapper, n_chunks, on_error)
             failures.extend(new_failures)
             last = es.generation
             es.tell(x, values)
             x = x[:0]
             message = after_tell(last, True)
-            if message is not None:
-                return message
+            if message is not None or broken is not None:
+                return message or broken
     finally:
         if pool is not None:
             pool.shutdown()

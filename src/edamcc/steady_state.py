@@ -135,6 +135,7 @@ class SteadyState:
         self._round_trips: deque[float] = deque(maxlen=WINDOW)
         self._durations: deque[float] = deque(maxlen=WINDOW)
         self._max_seen = 0
+        self._rerun: deque[NDArray[np.float64]] = deque()  # rows in flight when a checkpoint was written, first in line
         # Dask (a Client or client.get_executor()) would merge equal submissions of a pure task
         self._submit_kwargs = {"pure": False} if _is_dask(executor) else {}
 
@@ -177,6 +178,8 @@ class SteadyState:
                 self._started[fut] = now
 
     def _next_candidate(self) -> NDArray[np.float64]:
+        if self._rerun:  # a checkpoint's rows in flight go first, within the same limit on the flight
+            return self._rerun.popleft()[None, :]
         x = self.es.ask(1)
         return x if x.shape[0] else self.es.ask_extra(1)
 
@@ -251,11 +254,7 @@ class SteadyState:
 
     def _loop(self, after_tell: Callable[[], str | None]) -> str:
         es = self.es
-        rerun = rerun_rows(es)  # in flight when a checkpoint was written, within the budget: again
-        for row in rerun:
-            message = self._submit_or_stop(row[None, :])
-            if message is not None:
-                return message
+        self._rerun.extend(rerun_rows(es))  # in flight when a checkpoint was written, within the budget: again
         while True:
             reason = es.stop_reason
             if reason is not None:

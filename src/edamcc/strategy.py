@@ -112,8 +112,10 @@ class EDAMCCStrategy:
         self._restarts: list[dict[str, Any]] = []
         self._generations_before = 0  # generations closed before the last restart or change of population
         self._stuck: str | None = None  # why the self-adaptive variant stops: restarts exhausted
-        self._best_x: NDArray[np.float64] | None = None  # the best of everything told
+        self._best_x: NDArray[np.float64] | None = None  # the best of everything told (ties: the row asked first)
         self._best_f = np.inf
+        self._best_number = -1  # that row's number over the whole run (edamcc.ledger)
+        self._closed_best = np.inf  # the best of the closed generations: what the stopping criteria read
         self._nfev = 0
         self._weak_mask: NDArray[np.bool_] | None = None
         self._partition: list[NDArray[np.intp]] = []
@@ -274,9 +276,9 @@ class EDAMCCStrategy:
         xa, fa = as_batch(x, f, self.dimension)
         if xa.shape[0] == 0:
             return
-        self._ledger.tell(xa, fa)  # rows in flight across a restart: counted, not used
+        numbers = self._ledger.tell(xa, fa)  # rows in flight across a restart: counted, not used
         self._nfev += xa.shape[0]
-        self._note_best(xa, fa)
+        self._note_best(xa, fa, numbers)
         self._close_ready_generations()
 
     def inject(self, x: ArrayLike, f: ArrayLike) -> None:
@@ -290,9 +292,9 @@ class EDAMCCStrategy:
         xa, fa = as_batch(x, f, self.dimension)
         if not np.all(np.isfinite(xa)):
             raise ValueError("x: injected points must be finite")
-        self._ledger.inject(xa.copy(), fa.copy())
+        numbers = self._ledger.inject(xa.copy(), fa.copy())
         self._nfev += xa.shape[0]
-        self._note_best(xa, fa)
+        self._note_best(xa, fa, numbers)
         self._close_ready_generations()
 
     def set_limits(self, *, budget: int | None, target: float | None) -> None:
@@ -330,7 +332,12 @@ class EDAMCCStrategy:
                     self._generations_before = self.generation
                     self._ledger.resize(big_m)
             # else stopped for good: the last model stays (asking on never shrinks it to underflow)
-            run.progress.add(self._best_f, values)
+            finite = values[np.isfinite(values)]
+            if finite.size:
+                self._closed_best = min(self._closed_best, float(finite.min()))
+            # the closed generations' best, not every told row's: rows of later generations (extras)
+            # told before this one closed must not move a restart or a stop
+            run.progress.add(self._closed_best, values)
             if run.adaptation is not None and self._stuck is None:
                 self._maybe_restart()
             self._ledger.fill(self._sample(self._ledger.free_slots(), self._ledger.next_position()))  # step 4
@@ -367,13 +374,18 @@ class EDAMCCStrategy:
         repair(x, self._lower, self._upper, self._run.rules.repair)
         return x
 
-    def _note_best(self, x: NDArray[np.float64], f: NDArray[np.float64]) -> None:
+    def _note_best(self, x: NDArray[np.float64], f: NDArray[np.float64], numbers: NDArray[np.int64]) -> None:
+        """Keep the best told row; of equal values the one asked first (the lowest number), so
+        that the best after the same tells does not depend on their order."""
         finite = np.isfinite(f)
         if finite.any():
-            best = int(np.flatnonzero(finite)[np.argmin(f[finite])])
-            if f[best] < self._best_f:
+            low = f[finite].min()
+            tied = np.flatnonzero(f == low)
+            best = int(tied[np.argmin(numbers[tied])])
+            if low < self._best_f or (low == self._best_f and numbers[best] < self._best_number):
                 self._best_f = float(f[best])
                 self._best_x = x[best].copy()
+                self._best_number = int(numbers[best])
 
     def __repr__(self) -> str:
         return (
