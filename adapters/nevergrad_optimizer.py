@@ -110,6 +110,7 @@ class _EDAMCC(base.Optimizer):
         # random state then. Nevergrad keeps the budget itself.
         self._options: dict[str, Any] = {"bounds": np.column_stack([lower, upper]), **options}
         self._strategy: EDAMCCStrategy | None = None
+        self._best: tuple[float, ng.p.Parameter] | None = None  # the lowest unclipped loss told, and its candidate
 
     @property
     def strategy(self) -> EDAMCCStrategy:
@@ -159,11 +160,27 @@ class _EDAMCC(base.Optimizer):
         if row is None:  # asked elsewhere (e.g. suggest): treat as not asked
             self._internal_tell_not_asked(candidate, loss)
             return
-        self.strategy.tell(row, self._loss(loss))
+        value = self._loss(loss)
+        self.strategy.tell(row, value)
+        self._keep_best(candidate, value)
 
     def _internal_tell_not_asked(self, candidate: ng.p.Parameter, loss: Any) -> None:
         data = candidate.get_standardized_data(reference=self.parametrization)
-        self.strategy.inject(data, self._loss(loss))
+        value = self._loss(loss)
+        self.strategy.inject(data, value)
+        self._keep_best(candidate, value)
+
+    def _keep_best(self, candidate: ng.p.Parameter, value: float) -> None:
+        if value < (np.inf if self._best is None else self._best[0]):  # NaN never; ties keep the first told
+            self._best = (value, candidate)
+
+    def recommend(self) -> ng.p.Parameter:
+        """Nevergrad's recommendation, unless every loss told so far was clipped to 5e20 (all
+        equal to Nevergrad, which would then recommend the last one): the candidate with the
+        lowest true loss."""
+        if self.num_objectives == 1 and self._best is not None and self._best[0] >= _CLIP:
+            return self._best[1]
+        return super().recommend()
 
 
 class EDAMCC(base.ConfiguredOptimizer):

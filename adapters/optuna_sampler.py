@@ -24,8 +24,9 @@ trials, through the same rule as :class:`edamcc.EDAMCCStrategy` (:mod:`edamcc.ge
   two trials of a generation's block are its mean-shift points (:class:`edamcc.models.LineSamples`)
   when drawn from their own generation's model (``edamcc-tpa``'s step size reads their values);
 * the study's seed (stored once in the study's system attributes) seeds each generation's
-  fit and, with the trial number, each trial's draw: workers never propose the same point,
-  and any worker, in any process, with any storage, builds the same model for a generation.
+  fit and, with the trial number, each trial's draw (with the parameter's name, also the
+  default draw of a categorical parameter): workers never propose the same point, and any
+  worker, in any process, with any storage, builds the same model for a generation.
 
 Models are cached in memory per generation (thread-safe). Nothing O(n^2) and nothing pickled
 is written to the storage.
@@ -33,12 +34,11 @@ is written to the storage.
 
 from __future__ import annotations
 
-import itertools
 import threading
 import weakref
+import zlib
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -51,9 +51,9 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "pip install '.[optuna]'; from the package index, pip install 'edamcc[optuna]')"
     ) from exc
 from optuna._transform import _SearchSpaceTransform
-from optuna.distributions import BaseDistribution, FloatDistribution, IntDistribution
+from optuna.distributions import BaseDistribution, IntDistribution
 from optuna.samplers import BaseSampler, RandomSampler
-from optuna.study import Study, StudyDirection
+from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
 from edamcc import (
@@ -64,7 +64,6 @@ from edamcc import (
     StructureRecord,
     UniformModel,
     block_of,
-    block_size,
     block_start,
     check_budget,
     check_seed,
@@ -73,27 +72,10 @@ from edamcc import (
     start_adaptation,
 )
 
+from .optuna_study import SEED_KEY, StudyCache, numeric_space  # noqa: F401 (SEED_KEY: named here too)
+
 GENERATION_KEY = "edamcc:generation"  # on a trial: the generation whose model drew it
-SEED_KEY = "edamcc:seed"  # on the study: the seed every worker uses
-_FINISHED = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
 _CACHE_SIZE = 16
-
-
-@dataclass
-class _StudyCache:
-    """What the sampler has read of one study (finished trials never change)."""
-
-    values: dict[int, float | None] = field(default_factory=dict)  # number -> minimization value, None unless COMPLETE
-    params: dict[int, dict[str, Any]] = field(default_factory=dict)  # COMPLETE trials only
-    closed: dict[int, int] = field(default_factory=dict)  # population size -> generations closed
-    space: dict[str, BaseDistribution] = field(default_factory=dict)
-    seen_complete: bool = False
-    seed: int | None = None
-    # the relative search space as last returned, with its transform and cache key (built once per space)
-    relative: dict[str, BaseDistribution] | None = None
-    transform: _SearchSpaceTransform | None = None
-    signature: tuple = ()
-    token: int = field(default_factory=itertools.count().__next__)  # unique per cache: the model cache's key
 
 
 class EDAMCCSampler(BaseSampler):
@@ -104,9 +86,10 @@ class EDAMCCSampler(BaseSampler):
             :class:`edamcc.Settings` (``repair="none"`` is refused: an Optuna box is bounded).
         budget: the number of trials you plan (optional): with ``population_size=None`` the
             population follows it through :func:`edamcc.default_population_size`.
-        seed: seeds the study (stored on first use) and the independent sampler.
+        seed: seeds the study (stored by the first sampler that samples it; the stored one wins).
         independent_sampler: for categorical parameters and parameters outside the relative
-            search space (default :class:`optuna.samplers.RandomSampler` with ``seed``).
+            search space; default: :class:`optuna.samplers.RandomSampler`'s draw seeded by the
+            study's seed, the trial's number and the parameter's name (a function of the study).
 
     Float, int, log-scale and stepped parameters are mapped to a continuous box (logarithm for
     log scale, half a step beyond each end for stepped ones) and back, so values are plain
@@ -139,14 +122,14 @@ class EDAMCCSampler(BaseSampler):
                 checked = check_seed(seed)
             except ValueError:
                 checked = None
-            if not isinstance(checked, int) or checked >= 2**32:  # Optuna's RandomSampler takes 32-bit seeds
+            if not isinstance(checked, int) or checked >= 2**32:  # a 32-bit seed, as Optuna's samplers take
                 raise ValueError(f"seed: expected an integer in [0, 2**32) or None (it is stored in the study); got {seed!r}")
             seed = checked
         self._budget = check_budget(budget)
         self._seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else seed
         if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
             raise TypeError(f"independent_sampler: expected an Optuna sampler (a BaseSampler) or None; got {independent_sampler!r}")
-        self._independent_sampler = RandomSampler(seed=seed) if independent_sampler is None else independent_sampler
+        self._independent_sampler = independent_sampler  # None: a draw per trial and parameter (_independent)
         self._start_caches()
 
     def _start_caches(self) -> None:
@@ -155,7 +138,7 @@ class EDAMCCSampler(BaseSampler):
         self._lock = threading.RLock()
         # storage -> study id -> what we know; held weakly, so a study dropped with its storage
         # is forgotten and a new storage is never taken for it
-        self._studies: weakref.WeakKeyDictionary[Any, dict[int, _StudyCache]] = weakref.WeakKeyDictionary()
+        self._studies: weakref.WeakKeyDictionary[Any, dict[int, StudyCache]] = weakref.WeakKeyDictionary()
         self._models: OrderedDict[Any, tuple[Any, ClosedGeneration | None, Any]] = OrderedDict()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -170,36 +153,32 @@ class EDAMCCSampler(BaseSampler):
 
     # ------------------------------------------------------------------ BaseSampler API
     def reseed_rng(self) -> None:
-        """Reseed the independent sampler. The study's seed is kept: every worker, thread or
-        process must keep building the same models."""
-        self._independent_sampler.reseed_rng()
+        """Reseed a given independent sampler. The study's seed is kept: every worker, thread or
+        process must keep building the same models (and drawing the same default independent values)."""
+        if self._independent_sampler is not None:
+            self._independent_sampler.reseed_rng()
 
     def infer_relative_search_space(self, study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
         self._check_single_objective(study)
         with self._lock:
-            cache = self._refresh(study)
-            if cache.relative is None:
-                cache.relative = {k: d for k, d in sorted(cache.space.items()) if isinstance(d, (FloatDistribution, IntDistribution)) and not d.single()}
-                cache.transform = _SearchSpaceTransform(cache.relative, transform_log=True, transform_step=True, transform_0_1=False) if cache.relative else None
-                cache.signature = tuple((k, repr(d)) for k, d in cache.relative.items())
-            return cache.relative
+            return self._refresh(study).relative_space()
 
     def sample_relative(self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]) -> dict[str, Any]:
         self._check_single_objective(study)
         if not search_space:
             return {}
-        numeric = {k: d for k, d in sorted(search_space.items()) if isinstance(d, (FloatDistribution, IntDistribution)) and not d.single()}
+        numeric = numeric_space(search_space)
         params: dict[str, Any] = {}
         for name, dist in search_space.items():  # categorical or fixed: not ours
             if name not in numeric:
-                params[name] = self._independent_sampler.sample_independent(study, trial, name, dist)
+                params[name] = self._independent(study, trial, name, dist)
         if not numeric:
             return params
         with self._lock:
             cache = self._refresh(study)
             space = self._space(cache, numeric)
             big_m = self._population_size(len(numeric))
-            generation = min(block_of(trial.number, big_m), self._closed(cache, big_m))
+            generation = min(block_of(trial.number, big_m), cache.count_closed(big_m))
             seed = self._study_seed(study, cache, final=generation > 0)
             model, _ = self._model(cache, space, big_m, generation, seed)
         study._storage.set_trial_system_attr(trial._trial_id, GENERATION_KEY, generation)
@@ -216,20 +195,32 @@ class EDAMCCSampler(BaseSampler):
 
     def sample_independent(self, study: Study, trial: FrozenTrial, param_name: str, param_distribution: BaseDistribution) -> Any:
         self._check_single_objective(study)
-        return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
+        return self._independent(study, trial, param_name, param_distribution)
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
-        self._independent_sampler.before_trial(study, trial)
+        if self._independent_sampler is not None:
+            self._independent_sampler.before_trial(study, trial)
 
     def after_trial(self, study: Study, trial: FrozenTrial, state: TrialState, values: Sequence[float] | None) -> None:
-        self._independent_sampler.after_trial(study, trial, state, values)
+        if self._independent_sampler is not None:
+            self._independent_sampler.after_trial(study, trial, state, values)
+
+    def _independent(self, study: Study, trial: FrozenTrial, name: str, dist: BaseDistribution) -> Any:
+        """The given independent sampler's draw or, by default, RandomSampler's seeded by the
+        study's seed, the trial's number and the parameter's name (not a per-process stream)."""
+        if self._independent_sampler is not None:
+            return self._independent_sampler.sample_independent(study, trial, name, dist)
+        with self._lock:
+            seed = self._study_seed(study, self._cache(study), final=False)
+        key = np.random.SeedSequence(seed, spawn_key=(2, trial.number, zlib.crc32(name.encode()))).generate_state(1)[0]
+        return RandomSampler(seed=int(key)).sample_independent(study, trial, name, dist)
 
     # ------------------------------------------------------------------ what the study has learned
     def closed_generations(self, study: Study) -> int:
         """How many generations of ``study`` have closed (every trial of their block finished)."""
         numeric = self.infer_relative_search_space(study, None)  # type: ignore[arg-type]
         with self._lock:
-            return self._closed(self._refresh(study, fresh=True), self._population_size(len(numeric))) if numeric else 0
+            return self._refresh(study, fresh=True).count_closed(self._population_size(len(numeric))) if numeric else 0
 
     def closed_generation(self, study: Study, generation: int) -> tuple[Any, ClosedGeneration | None]:
         """``(model, closed)`` of ``generation`` (>= 1, at most :meth:`closed_generations`):
@@ -239,8 +230,8 @@ class EDAMCCSampler(BaseSampler):
         with self._lock:
             cache = self._refresh(study, fresh=True)
             big_m = self._population_size(len(numeric))
-            if not 1 <= generation <= self._closed(cache, big_m):
-                raise ValueError(f"generation: expected 1 <= generation <= {self._closed(cache, big_m)} (closed so far); got {generation!r}")
+            if not 1 <= generation <= cache.count_closed(big_m):
+                raise ValueError(f"generation: expected 1 <= generation <= {cache.count_closed(big_m)} (closed so far); got {generation!r}")
             space = self._space(cache, numeric)
             return self._model(cache, space, big_m, generation, self._study_seed(study, cache, final=True))
 
@@ -260,7 +251,7 @@ class EDAMCCSampler(BaseSampler):
             space = self._space(cache, numeric)
             big_m = self._population_size(n)
             seed = self._study_seed(study, cache, final=True)
-            for h in range(1, self._closed(cache, big_m) + 1):
+            for h in range(1, cache.count_closed(big_m) + 1):
                 before = self._entry(cache, space, big_m, h - 1, seed) if self._settings.variant.adaptive else None
                 closed = self._close(cache, space, big_m, h, seed, pair_counts=record.pair_counts, before=before)
                 if closed is not None and closed.fitted is not None and closed.fitted.weak is not None:
@@ -278,90 +269,33 @@ class EDAMCCSampler(BaseSampler):
     def _population_size(self, n: int) -> int:
         return self._settings.resolve(n, self._budget).population_size
 
-    def _study_seed(self, study: Study, cache: _StudyCache, *, final: bool) -> int:
-        """The study's seed: stored by the first worker that needs one, read by the others.
+    def _cache(self, study: Study) -> StudyCache:
+        return self._studies.setdefault(study._storage, {}).setdefault(study._study_id, StudyCache())
 
-        Workers starting together may race to store it; the value is read again until the
-        first generation has closed (by then every racing write has landed) and only then kept.
-        """
-        if cache.seed is not None:
-            return cache.seed
-        attrs = study._storage.get_study_system_attrs(study._study_id)
-        if SEED_KEY not in attrs:
-            study._storage.set_study_system_attr(study._study_id, SEED_KEY, self._seed)
-            attrs = study._storage.get_study_system_attrs(study._study_id)
-        seed = int(attrs[SEED_KEY])
-        if final:
-            cache.seed = seed
-        return seed
+    def _refresh(self, study: Study, *, fresh: bool = False) -> StudyCache:
+        return self._cache(study).refresh(study, fresh=fresh)
 
-    def _refresh(self, study: Study, *, fresh: bool = False) -> _StudyCache:
-        """Bring the study's cache up to date with one read of the storage.
+    def _study_seed(self, study: Study, cache: StudyCache, *, final: bool) -> int:
+        return cache.study_seed(study, self._seed, final=final)
 
-        Finished trials never change, so each is summarized once: its value (minimization
-        sign; None unless COMPLETE) and for a COMPLETE one its params, which also narrow the
-        search space (the intersection of the COMPLETE trials' distributions, as Optuna's
-        ``IntersectionSearchSpace`` computes it, without its deep copy per call).
-        """
-        cache = self._studies.setdefault(study._storage, {}).setdefault(study._study_id, _StudyCache())
-        sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
-        # Inside a trial Optuna's per-trial snapshot of the trials is current; outside one
-        # (closed_generations, closed_generation, structure) it may be stale, so read afresh.
-        for t in study._get_trials(deepcopy=False, states=_FINISHED, use_cache=not fresh):
-            if t.number in cache.values:
-                continue
-            complete = t.state == TrialState.COMPLETE and t.value is not None
-            cache.values[t.number] = sign * float(t.value) if complete else None  # type: ignore[arg-type]
-            if complete:
-                cache.params[t.number] = t.params
-                if not cache.seen_complete:
-                    cache.space, cache.seen_complete = dict(t.distributions), True
-                    cache.relative = None
-                else:
-                    narrowed = {k: d for k, d in cache.space.items() if t.distributions.get(k) == d}
-                    if len(narrowed) != len(cache.space):
-                        cache.space, cache.relative = narrowed, None
-        return cache
-
-    def _space(self, cache: _StudyCache, numeric: dict[str, BaseDistribution]) -> tuple[dict[str, BaseDistribution], _SearchSpaceTransform, tuple]:
+    def _space(self, cache: StudyCache, numeric: dict[str, BaseDistribution]) -> tuple[dict[str, BaseDistribution], _SearchSpaceTransform, tuple]:
         if numeric == cache.relative and cache.transform is not None:  # the usual case: reuse
             return cache.relative, cache.transform, cache.signature
         transform = _SearchSpaceTransform(numeric, transform_log=True, transform_step=True, transform_0_1=False)
         return numeric, transform, tuple((k, repr(d)) for k, d in numeric.items())
 
-    @staticmethod
-    def _closed(cache: _StudyCache, big_m: int) -> int:
-        """Generations closed: the leading blocks whose every trial has finished (never shrinks)."""
-        g = cache.closed.get(big_m, 0)
-        while all(t in cache.values for t in range(block_start(g, big_m), block_start(g, big_m) + block_size(g, big_m))):
-            g += 1
-        cache.closed[big_m] = g
-        return g
-
-    @staticmethod
-    def _usable(cache: _StudyCache, numeric: dict[str, BaseDistribution], numbers: range) -> list[int]:
-        """The COMPLETE trials among ``numbers`` that set every parameter of the space (the
-        others rank worst, so leaving them out of a pool changes nothing)."""
-        return [t for t in numbers if cache.values.get(t) is not None and all(k in cache.params[t] for k in numeric)]
-
-    @staticmethod
-    def _rows(cache: _StudyCache, space: tuple, numbers: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        numeric, transform, _ = space
-        x = np.array([transform.transform({k: cache.params[t][k] for k in numeric}) for t in numbers])
-        return x.reshape(len(numbers), len(numeric)), np.array([cache.values[t] for t in numbers], dtype=float)
-
-    def _close(self, cache: _StudyCache, space: tuple, big_m: int, h: int, seed: int, pair_counts: Any = None,
+    def _close(self, cache: StudyCache, space: tuple, big_m: int, h: int, seed: int, pair_counts: Any = None,
                before: tuple[Any, ClosedGeneration | None, Any] | None = None) -> ClosedGeneration:  # fmt: skip
         """Close generation h - 1 (its block and the elite of the blocks before), as the strategy
         does; ``before`` is generation h - 1's cache entry (needed by the self-adaptive variant)."""
         start, stop = block_start(h - 1, big_m), block_start(h, big_m)
-        earlier = [t for t in self._usable(cache, space[0], range(start)) if np.isfinite(cache.values[t])]
+        earlier = [t for t in cache.usable(space[0], range(start)) if np.isfinite(cache.values[t])]
         elite_x, elite_f = None, np.inf
         if earlier:  # the elite: the best earlier trial, the lowest number among ties
             best = min(earlier, key=lambda t: (cache.values[t], t))
-            x_best, f_best = self._rows(cache, space, [best])
+            x_best, f_best = cache.rows(space, [best])
             elite_x, elite_f = x_best[0], float(f_best[0])
-        rows, values = self._rows(cache, space, self._usable(cache, space[0], range(start, stop)))
+        rows, values = cache.rows(space, cache.usable(space[0], range(start, stop)))
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, h)))
         rules = self._settings.resolve(len(space[0]), self._budget)
         adaptation = fit_before = None
@@ -371,12 +305,12 @@ class EDAMCCSampler(BaseSampler):
         return close_generation(elite_x, elite_f, rows, values, rules, rng, pair_counts=pair_counts,
                                 adaptation=adaptation, fit_before=fit_before)  # fmt: skip
 
-    def _model(self, cache: _StudyCache, space: tuple, big_m: int, generation: int, seed: int) -> tuple[Any, ClosedGeneration | None]:
+    def _model(self, cache: StudyCache, space: tuple, big_m: int, generation: int, seed: int) -> tuple[Any, ClosedGeneration | None]:
         """Generation ``generation``'s model (a pure function of the finished trials and the seed, cached)."""
         model, closed, _ = self._entry(cache, space, big_m, generation, seed)
         return model, closed
 
-    def _entry(self, cache: _StudyCache, space: tuple, big_m: int, generation: int, seed: int) -> tuple[Any, ClosedGeneration | None, Any]:
+    def _entry(self, cache: StudyCache, space: tuple, big_m: int, generation: int, seed: int) -> tuple[Any, ClosedGeneration | None, Any]:
         """``(model, closed, fit)`` of a generation: built forward from the newest one cached."""
         _, transform, signature = space
         uniform = UniformModel(transform.bounds[:, 0].copy(), transform.bounds[:, 1].copy())

@@ -262,3 +262,21 @@ def test_a_loss_given_as_a_one_element_array_is_unclipped_like_a_number():
         for loss in (np.array(np.nan), np.array(1e30), np.array(np.inf), np.array([1e30]), np.array(2.0)):
             opt.tell(opt.ask(), loss)
     assert np.isnan(seen[0]) and seen[1:] == [1e30, np.inf, 1e30, 2.0]  # not Nevergrad's 5e20
+
+
+def test_with_every_loss_above_nevergrads_clip_the_recommendation_is_the_best_told_not_the_last():
+    def huge(x):  # every loss above 5e20: Nevergrad clips them all to 5e20 for itself
+        return float(1e25 * (1.0 + np.sum((np.asarray(x) - 0.3) ** 2)))
+
+    param = ng.p.Array(shape=(3,), lower=-2, upper=2)
+    param.random_state.seed(0)
+    opt = ng.optimizers.registry["EDAMCC"](parametrization=param, budget=300)
+    rec = opt.minimize(huge)
+    assert huge(rec.value) == opt.strategy.best_f  # the lowest loss told
+    # below the clip Nevergrad's own recommendation stands
+    small = ng.optimizers.registry["EDAMCC"](parametrization=ng.p.Array(shape=(3,), lower=-2, upper=2), budget=100)
+    first = small.ask()
+    small.tell(first, 1e30)
+    second = small.ask()
+    small.tell(second, 1.0)
+    assert small.recommend().value.tolist() == second.value.tolist()

@@ -69,13 +69,45 @@ def test_same_seed_same_params_different_seed_different_params():
     assert [t.params for t in a.trials] != [t.params for t in c.trials]
 
 
-def test_reseed_rng_reseeds_the_independent_sampler_but_keeps_the_studys_seed():
-    sampler = EDAMCCSampler(seed=1)
+def test_reseed_rng_reseeds_a_given_independent_sampler_but_keeps_the_studys_seed():
+    sampler = EDAMCCSampler(seed=1, independent_sampler=optuna.samplers.RandomSampler(seed=3))
     study = run(sampler, n_trials=30)
     with patch.object(sampler._independent_sampler, "reseed_rng", wraps=sampler._independent_sampler.reseed_rng) as mock:
         sampler.reseed_rng()
         assert mock.call_count == 1
     assert study._storage.get_study_system_attrs(study._study_id)[SEED_KEY] == 1
+    EDAMCCSampler(seed=1).reseed_rng()  # the default draws are functions of the study: nothing to reseed
+
+
+def mixed(trial):
+    return trial.suggest_float("x", -5, 5) ** 2 + "abcdefgh".index(trial.suggest_categorical("c", list("abcdefgh")))
+
+
+def test_default_independent_draws_are_a_function_of_the_study_not_of_a_process(tmp_path):
+    url = f"sqlite:///{tmp_path / 'study.db'}"
+    optuna.create_study(study_name="s", storage=url)
+    workers = [optuna.load_study(study_name="s", storage=url, sampler=EDAMCCSampler(seed=1)) for _ in range(3)]
+    trials = [w.ask() for w in workers]  # three workers with the same seed start together
+    first = [(t.suggest_float("x", -5, 5), t.suggest_categorical("c", list("abcdefgh"))) for t in trials]
+    assert len(set(first)) == 3  # each trial its own draw
+    for w, t in zip(workers, trials):
+        w.tell(t, 1.0)
+    # a study resumed by a new sampler in a new process draws what the uninterrupted one drew
+    whole = optuna.create_study(sampler=EDAMCCSampler(seed=5, population_size=10))
+    whole.optimize(mixed, n_trials=40)
+    part = optuna.create_study(sampler=EDAMCCSampler(seed=5, population_size=10))
+    part.optimize(mixed, n_trials=25)
+    resumed = optuna.create_study(sampler=EDAMCCSampler(population_size=10))
+    resumed.add_trials(part.trials)
+    resumed._storage.set_study_system_attr(resumed._study_id, SEED_KEY, 5)  # as a shared storage keeps it
+    resumed.optimize(mixed, n_trials=15)
+    assert [t.params for t in resumed.trials] == [t.params for t in whole.trials]
+
+
+def test_a_parameter_range_the_model_cannot_hold_is_named():
+    study = optuna.create_study(sampler=EDAMCCSampler(seed=1, population_size=10))
+    with pytest.raises(ValueError, match=r"search space: variable i is the i-th of \['x', 'y'\].*width high - low"):
+        study.optimize(lambda t: t.suggest_float("x", -1e155, 1e155) / 1e155 + t.suggest_float("y", 0, 1), n_trials=30)
 
 
 def test_threads_without_a_seed_share_one_study_seed_and_one_model_per_generation():

@@ -8,7 +8,7 @@ builds from (:class:`Settings`), and the structure record that tells which varia
 each other.
 """
 
-from .bounds import repair
+from .bounds import parse_bounds, repair
 from .evaluation import EvaluationError
 from .generation import ClosedGeneration, block_of, block_size, block_start, close_generation, start_adaptation
 from .models import UniformModel
@@ -41,6 +41,7 @@ __all__ = [
     "default_population_size",
     "get_variant",
     "minimize",
+    "parse_bounds",
     "repair",
     "start_adaptation",
 ]
