@@ -2,6 +2,7 @@
 
 * :mod:`edamcc.adapters.nevergrad_optimizer`: ``ng.optimizers.registry["EDAMCC"]``.
 * :mod:`edamcc.adapters.optuna_sampler`: ``EDAMCCSampler`` for Optuna studies.
+  :mod:`edamcc.adapters.optuna_study` holds what it reads of a study.
 
 Each imports its library only when imported itself, so the core needs neither.
 """

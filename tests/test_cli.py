@@ -212,6 +212,23 @@ def test_the_read_out_and_the_json_give_the_chance_level(tmp_path, capsys):
     assert json.loads(out_json.read_text())["structure"]["chance_n_strong"] == pytest.approx(expected)
 
 
+def strict_json(text):
+    def refuse(name):
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_the_json_is_strict_json_with_few_rows_per_wi_call_and_null_for_what_is_not_finite(tmp_path, capsys):
+    from edamcc.cli import _finite_or_null
+
+    out_json = tmp_path / "r.json"  # M = 4: WI correlates 2 rows
+    main(["solve", "F1", "--dim", "5", "-M", "4", "--budget", "200", "--seed", "1", "--variant", "edamcc", "-q", "--json", str(out_json)])
+    structure = strict_json(out_json.read_text())["structure"]
+    assert structure["wi_rows"][0] == 2 and structure["chance_n_strong_per_generation"][0] == 5.0
+    assert _finite_or_null({"a": [1.0, float("nan"), (float("inf"), 2)], "b": -float("inf"), "c": "x"}) == {"a": [1.0, None, [None, 2]], "b": None, "c": "x"}
+
+
 def test_solve_uses_the_official_cec2005_files(tmp_path, capsys):
     rng = np.random.default_rng(5)
     np.savetxt(tmp_path / "sphere_func_data.txt", rng.uniform(-80, 80, (1, 100)))

@@ -73,6 +73,19 @@ def test_the_same_bad_value_raises_the_same_error_in_every_entry_point(kwargs, m
     assert str(opt.value) == text
 
 
+def test_the_population_rule_refuses_what_it_cannot_size():
+    for call, message in [(lambda: default_population_size(100, adaptive=True, scale="CSA"), "^scale: expected one of"),
+                          (lambda: default_population_size(100, 0), "^budget: expected a positive integer"),
+                          (lambda: default_population_size(0), "^dimension: expected a positive integer"),
+                          (lambda: Settings(variant="edamcc").resolve(100, budget=-100), "^budget: expected a positive integer"),
+                          (lambda: Settings().resolve(-3), "^dimension: expected a positive integer"),
+                          (lambda: Settings().resolve(2.5), "^dimension: expected a positive integer")]:  # fmt: skip
+        with pytest.raises(ValueError, match=message):
+            call()
+    with pytest.raises(TypeError, match="^adaptive: expected True or False"):
+        default_population_size(100, adaptive=1)
+
+
 def test_nothing_is_clamped():
     s = Settings(population_size=10, m_corr=5, theta=0.0, c=1, variant="edamcc")
     assert (s.population_size, s.m_corr, s.theta, s.c) == (10, 5, 0.0, 1)

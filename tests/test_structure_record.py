@@ -93,6 +93,25 @@ def test_the_chance_floor_follows_each_wi_calls_rows_and_threshold_across_restar
     assert np.isnan(bare.chance_n_strong()).all() and bare.chance_pair_frequency() is None
 
 
+def test_a_wi_call_on_two_rows_or_at_theta_one_has_a_chance_floor_and_keeps_the_runs():
+    rec = StructureRecord(5)
+    strong = np.array([True] * 5)
+    rec.add(0, 10, strong, rows=2, theta=0.3)  # two rows: every correlation is +-1, all strong by chance
+    rec.add(1, 20, ~strong, rows=3, theta=1.0)  # theta 1 ("auto" at 3 rows): none strong
+    rec.add(2, 30, ~strong, rows=20, theta=0.5)
+    np.testing.assert_allclose(rec.chance_n_strong(), [5.0, 0.0, chance_strong(5, 20, 0.5)])
+    assert rec.chance_pair_frequency() == pytest.approx((1.0 + 0.0 + pair_exceeds(0.5, 20)) / 3)
+    one = StructureRecord(1)
+    one.add(0, 10, np.array([False]), rows=2, theta=0.3)
+    assert one.chance_n_strong().tolist() == [0.0]  # no partner: never strong
+
+
+def test_record_pairs_on_a_variant_without_wi_is_refused_by_name():
+    with pytest.raises(ValueError, match="^record_pairs: variant 'umdac' runs no WI"):
+        EDAMCCStrategy(bounds=[(-5, 5)] * 6, seed=1, variant="umdac", record_pairs=True)
+    assert EDAMCCStrategy(bounds=[(-5, 5)] * 6, seed=1, variant="umdac").structure.pair_counts is None
+
+
 def test_aggregate_refuses_records_thinned_differently_and_takes_any_iterable():
     def one(every):
         es = EDAMCCStrategy(bounds=[(-5, 5)] * 4, population_size=20, seed=0, record_every=every)

@@ -52,6 +52,8 @@ def test_a_custom_variant_is_checked_when_it_is_made():
             replace(VARIANTS["edamcc"], **{field: value})
     with pytest.raises(ValueError, match="^chain:"):
         replace(VARIANTS["edamcc"], chain=True)  # a chain with WI and random groups
+    with pytest.raises(ValueError, match="^identify_weak: .*grouping other than 'none'"):
+        replace(VARIANTS["edamcc"], grouping="none")  # WI that would never run
     with pytest.raises(ValueError, match="^chain:"):
         replace(VARIANTS["mimic"], adaptive=True)
     for base in ("edamcc", "edamcc-adaptive"):  # the two-point rule sets a cumulative step size's sigma: csa only

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -249,7 +250,7 @@ def _solve(args: argparse.Namespace) -> int:
         }  # fmt: skip
         try:
             with open(args.json, "w") as fh:
-                json.dump(payload, fh, indent=1)
+                json.dump(_finite_or_null(payload), fh, indent=1, allow_nan=False)  # NaN and inf are not JSON
         except OSError as exc:
             print(f"edamcc solve: could not write --json {args.json}: {exc.strerror or exc}", file=sys.stderr)
             failed = True
@@ -272,6 +273,15 @@ def _solve(args: argparse.Namespace) -> int:
             else:
                 print(f"wrote {args.plot}")
     return 1 if failed else 0
+
+
+def _finite_or_null(value: Any) -> Any:
+    """``value`` with every float that is not finite (NaN, inf) replaced by None, in dicts and lists."""
+    if isinstance(value, dict):
+        return {k: _finite_or_null(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite_or_null(v) for v in value]
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -20,7 +20,7 @@ import numpy as np
 
 from .bounds import REPAIR_METHODS
 from .checks import is_int, is_real
-from .variants import VARIANTS, Variant, get_variant
+from .variants import SCALES, VARIANTS, Variant, get_variant
 from .wi_threshold import resolve_theta
 
 # Section IV-A, "Common Parameter Settings": M is one of 200, 500, 1000, 2000, tau = 0.5.
@@ -65,6 +65,11 @@ def default_population_size(dimension: int, budget: int | None = None, *, adapti
       20, 200)``, 50 at n = 100 and 99 at n = 500, since such runs usually have far fewer than
       10,000 n evaluations and more generations of a smaller population use them better.
     """
+    dimension, budget = check_dimension(dimension), check_budget(budget)
+    if not isinstance(adaptive, bool):
+        raise TypeError(f"adaptive: expected True or False; got {adaptive!r}")
+    if scale not in SCALES:
+        raise ValueError(f"scale: expected one of {SCALES}; got {scale!r}")
     if adaptive and scale == "csa":
         return max(MIN_DEFAULT_POPULATION, int(4 + 3 * np.log(max(dimension, 1))))
     if adaptive:
@@ -98,6 +103,13 @@ def check_budget(budget: Any) -> int | None:
     if not is_int(budget) or budget < 1:
         raise ValueError(f"budget: expected a positive integer (a number of evaluations) or None; got {budget!r}")
     return int(budget)
+
+
+def check_dimension(dimension: Any) -> int:
+    """The number of variables: a positive integer."""
+    if not is_int(dimension) or dimension < 1:
+        raise ValueError(f"dimension: expected a positive integer (the number of variables); got {dimension!r}")
+    return int(dimension)
 
 
 def default_budget(dimension: int) -> int:
@@ -236,7 +248,9 @@ class Settings:
         return m, self.m_corr
 
     def resolve(self, dimension: int, budget: int | None = None) -> Resolved:
-        """The concrete sizes for a problem of ``dimension`` variables and ``budget`` evaluations."""
+        """The concrete sizes for a problem of ``dimension`` variables and ``budget`` evaluations
+        (checked: a positive integer, and a positive integer or None)."""
+        dimension, budget = check_dimension(dimension), check_budget(budget)
         big_m = self.population_size
         if big_m is None:
             big_m = default_population_size(dimension, budget, adaptive=self.variant.adaptive, scale=self.variant.scale)

@@ -98,6 +98,8 @@ class EDAMCCStrategy:
             record_pairs = n <= PAIR_COUNTS_AUTO_LIMIT
         elif not isinstance(record_pairs, bool):
             raise ValueError(f"record_pairs: expected True, False or 'auto'; got {record_pairs!r}")
+        elif record_pairs and not rules.variant.identify_weak:
+            raise ValueError(f"record_pairs: variant {rules.variant.name!r} runs no WI, so no pair is ever counted; expected False or 'auto'")
         check_every(record_every)  # also when nothing is recorded
         record_structure = check_flag(record_structure, "record_structure")
         variant = rules.variant

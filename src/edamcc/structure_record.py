@@ -40,6 +40,14 @@ def _pair_frequency(counts: NDArray[np.floating], calls: int) -> NDArray[np.floa
     return (counts + counts.T) / max(calls, 1)
 
 
+def _chance_pair(rows: int, theta: float) -> float:
+    """P(|r| > theta) for two independent variables over ``rows`` rows: 0 at theta >= 1, 1 with
+    two rows below it (their correlation is +-1), and :func:`pair_exceeds` from three rows on."""
+    if theta >= 1.0 or rows < 2:
+        return 0.0
+    return 1.0 if rows == 2 else pair_exceeds(theta, rows)
+
+
 class StructureRecord:
     """The learned structure of one run (its restarts included); :func:`aggregate` combines runs."""
 
@@ -113,18 +121,21 @@ class StructureRecord:
 
     def chance_n_strong(self) -> NDArray[np.float64]:
         """For each WI call, the #strong that chance alone gives independent variables with that
-        call's rows and threshold (NaN where they are unknown, or with 3 rows or fewer)."""
-        known = {(r, t): chance_strong(self.dimension, r, t) for r, t in set(zip(self._wi_rows, self._wi_theta))
-                 if r is not None and t is not None and r >= 3}  # a few distinct sizes, one per restart  # fmt: skip
+        call's rows and threshold (NaN where they are unknown). A threshold of 1 calls none
+        strong; two rows correlate every pair by +-1, so below 1 they call all strong."""
+        known = {(r, t): self.dimension * _chance_pair(r, t) if r < 3 or t >= 1.0 else chance_strong(self.dimension, r, t)
+                 for r, t in set(zip(self._wi_rows, self._wi_theta)) if r is not None and t is not None}  # fmt: skip
+        if self.dimension < 2:  # no partner: never strong
+            known = dict.fromkeys(known, 0.0)
         return np.array([known.get(key, np.nan) for key in zip(self._wi_rows, self._wi_theta)], dtype=np.float64)
 
     def chance_pair_frequency(self) -> float | None:
         """The fraction of WI calls in which chance alone puts an independent pair above theta,
-        over this record's calls (None if any call's rows or threshold is unknown)."""
-        if not self._wi_rows or any(r is None or t is None or r < 3 for r, t in zip(self._wi_rows, self._wi_theta)):
-            return None
+        over this record's calls (None if there are none, or any call's rows or threshold is unknown)."""
         calls = list(zip(self._wi_rows, self._wi_theta))
-        known = {(r, t): pair_exceeds(t, r) for r, t in set(calls)}  # a few distinct sizes, one per restart
+        if not calls or any(r is None or t is None for r, t in calls):
+            return None
+        known = {(r, t): _chance_pair(r, t) for r, t in set(calls)}  # a few distinct sizes, one per restart
         return float(np.mean([known[key] for key in calls]))
 
     def q_matrix(self) -> NDArray[np.int64]:

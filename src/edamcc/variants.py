@@ -108,6 +108,9 @@ class Variant:
         for field, allowed in (("grouping", GROUPINGS), ("block_scaling", BLOCK_SCALINGS), ("scale", SCALES), ("rank_one_path", RANK_ONE_PATHS)):
             if getattr(self, field) not in allowed:
                 raise ValueError(f"{field}: expected one of {allowed}; got {getattr(self, field)!r}")
+        if self.identify_weak and self.grouping == "none":
+            raise ValueError("identify_weak: WI sorts the variables into weak ones and SM's groups, so it needs a grouping "
+                             "other than 'none' (with grouping='none' every variable is univariate and WI never runs)")
         if self.chain and (self.grouping != "none" or self.identify_weak or self.adaptive):
             raise ValueError("chain: MIMIC's chain is a model of all variables and a paper baseline, so it needs "
                              "grouping='none', identify_weak=False and adaptive=False")

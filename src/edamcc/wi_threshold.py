@@ -7,11 +7,16 @@ independent variables strong more and more often as n grows: at m_corr = 100 the
 79% / 30% / 9% / 0% of the time at n = 100 / 500 / 1000 / 10,000 (:func:`weak_probability`,
 exact under independence: r^2 ~ Beta(1/2, (m_corr - 2) / 2)).
 
-``theta="auto"`` is the Bonferroni threshold: by Fisher's z an independent variable stays weak
-with probability at least 1 - alpha whatever n is (exactly: 94.6% / 94.3% / 94.1% / 93.4% at
-m_corr = 100 and the n above),
+``theta="auto"`` is the Bonferroni threshold from Fisher's z,
 
     theta = tanh(z_{1 - alpha / (2 (n - 1))} / sqrt(m_corr - 3)),   alpha = 0.05.
+
+By Fisher's z an independent variable would stay weak with probability at least 1 - alpha
+whatever n is. The approximation holds with many rows (exactly: 94.6% / 94.3% / 94.1% / 93.4%
+at m_corr = 100 and the n above) and not with the few rows of the self-adaptive variants: the
+default's own m_corr, 8 / 11 / 12 / 15 at those n, keeps 86.6% / 83.8% / 82.0% / 74.3%
+(``benchmarks/wi_noise.py --m-corr default``). The exact Beta quantile would keep at least 95%; it is
+not used, because it changes the default's runs and with them every measured result.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ AUTO_ALPHA = 0.05
 
 def auto_theta(dimension: int, m_corr: int, alpha: float = AUTO_ALPHA) -> float:
     """The Bonferroni-calibrated WI threshold for ``dimension`` variables and ``m_corr`` rows."""
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha: expected a number in (0, 1); got {alpha!r}")
     if dimension < 2 or m_corr <= 3:
         return 1.0  # no partner, or too few rows for any correlation to mean something
     z = norm.isf(alpha / (2.0 * (dimension - 1)))
