@@ -53,3 +53,18 @@ def test_per_instance_lines_have_one_column_per_instance():
     counts = by_instance[1]["pairs"]["a vs b"]
     assert f"| a vs b | {counts[0]} / {counts[1]} / {counts[2]} |" in table
     assert not any(line.startswith("| missing |") for line in lines)  # an optimizer with no runs gets no row
+
+
+def test_the_precision_at_a_budget_is_read_from_the_tdat_file_where_the_dat_lags(tmp_path):
+    from benchmarks.coco.report import best_precision, precision_at
+
+    data = tmp_path / "data_f21"
+    data.mkdir()
+    header = "% f evaluations | g evaluations | best noise-free fitness - Fopt | measured fitness | best measured fitness\n"
+    # .dat: only improvements by a target step; .tdat: fixed evaluations, 320,000 among them
+    (data / "bbobexp_f21_DIM320.dat").write_text(header + "1 0 +9.0e+01 0 0\n300000 0 +1.9946e+00 0 0\n400000 0 +1.0e+00 0 0\n")
+    (data / "bbobexp_f21_DIM320.tdat").write_text(header + "1 0 +9.0e+01 0 0\n316227 0 +1.9e+00 0 0\n320000 0 +1.803e+00 0 0\n")
+    evals, best = best_precision(tmp_path)
+    assert precision_at(evals, best, 320_000) == 1.803  # the .dat alone would give 1.9946
+    assert precision_at(evals, best, 3_200_000) == 1.0
+    assert np.all(np.diff(evals) >= 0) and np.all(np.diff(best) <= 0)
