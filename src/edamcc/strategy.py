@@ -63,9 +63,9 @@ class EDAMCCStrategy:
         target: optional value; :meth:`should_stop` turns true once ``best_f <= target``.
         record_structure: keep the per-generation structure record (:attr:`structure`).
         record_pairs: count dependent pairs in an ``(n, n)`` array; ``"auto"`` means
-            ``n <= 2000``.
-        record_every: keep a column of Q every this many generations (the #strong curve
-            is always kept whole).
+            ``n <= 2000`` (``True`` for a variant without WI: ``ValueError``).
+        record_every: keep a column of Q every this many WI calls, one per generation that
+            fitted a model (the #strong curve is always kept whole).
     """
 
     def __init__(

@@ -29,7 +29,7 @@ PAIR_COUNTS_AUTO_LIMIT = 2000
 
 
 def check_every(every: Any) -> int:
-    """``record_every``: record every k-th generation, k a positive integer."""
+    """``record_every``: keep Q's column of every k-th WI call (one per generation that fitted a model), k a positive integer."""
     if not is_int(every) or every < 1:
         raise ValueError(f"record_every: expected a positive integer; got {every!r}")
     return int(every)
