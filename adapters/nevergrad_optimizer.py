@@ -162,17 +162,24 @@ class _EDAMCC(base.Optimizer):
             return
         value = self._loss(loss)
         self.strategy.tell(row, value)
-        self._keep_best(candidate, value)
+        self._keep_best(candidate, row)
 
     def _internal_tell_not_asked(self, candidate: ng.p.Parameter, loss: Any) -> None:
         data = candidate.get_standardized_data(reference=self.parametrization)
-        value = self._loss(loss)
-        self.strategy.inject(data, value)
-        self._keep_best(candidate, value)
+        self.strategy.inject(data, self._loss(loss))
+        self._keep_best(candidate, data)
 
-    def _keep_best(self, candidate: ng.p.Parameter, value: float) -> None:
-        if value < (np.inf if self._best is None else self._best[0]):  # NaN never; ties keep the first told
-            self._best = (value, candidate)
+    def _keep_best(self, candidate: ng.p.Parameter, row: np.ndarray) -> None:
+        """Keep the candidate of the strategy's best row: of tied losses the row asked first,
+        whatever the order of the tells, as the strategy's own ``best_x``."""
+        es = self.strategy
+        if es.best_x is not None and np.array_equal(es.best_x, row):
+            self._best = (es.best_f, candidate)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickling, also of an optimizer dumped before it kept its best candidate."""
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_best", None)
 
     def recommend(self) -> ng.p.Parameter:
         """Nevergrad's recommendation, unless every loss told so far was clipped to 5e20 (all

@@ -72,7 +72,7 @@ from edamcc import (
     start_adaptation,
 )
 
-from .optuna_study import SEED_KEY, StudyCache, numeric_space  # noqa: F401 (SEED_KEY: named here too)
+from .optuna_study import SEED_KEY, StudyCache, box_transform, numeric_space  # noqa: F401 (SEED_KEY: named here too)
 
 GENERATION_KEY = "edamcc:generation"  # on a trial: the generation whose model drew it
 _CACHE_SIZE = 16
@@ -210,8 +210,9 @@ class EDAMCCSampler(BaseSampler):
         study's seed, the trial's number and the parameter's name (not a per-process stream)."""
         if self._independent_sampler is not None:
             return self._independent_sampler.sample_independent(study, trial, name, dist)
-        with self._lock:
-            seed = self._study_seed(study, self._cache(study), final=False)
+        with self._lock:  # the seed is kept once a trial has finished (by then every racing write has landed)
+            cache = self._refresh(study)
+            seed = self._study_seed(study, cache, final=bool(cache.values))
         key = np.random.SeedSequence(seed, spawn_key=(2, trial.number, zlib.crc32(name.encode()))).generate_state(1)[0]
         return RandomSampler(seed=int(key)).sample_independent(study, trial, name, dist)
 
@@ -281,7 +282,7 @@ class EDAMCCSampler(BaseSampler):
     def _space(self, cache: StudyCache, numeric: dict[str, BaseDistribution]) -> tuple[dict[str, BaseDistribution], _SearchSpaceTransform, tuple]:
         if numeric == cache.relative and cache.transform is not None:  # the usual case: reuse
             return cache.relative, cache.transform, cache.signature
-        transform = _SearchSpaceTransform(numeric, transform_log=True, transform_step=True, transform_0_1=False)
+        transform = box_transform(numeric)
         return numeric, transform, tuple((k, repr(d)) for k, d in numeric.items())
 
     def _close(self, cache: StudyCache, space: tuple, big_m: int, h: int, seed: int, pair_counts: Any = None,

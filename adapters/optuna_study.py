@@ -11,6 +11,7 @@ block of trials, and the study's seed.
 from __future__ import annotations
 
 import itertools
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,20 @@ _FINISHED = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
 def numeric_space(space: dict[str, BaseDistribution]) -> dict[str, BaseDistribution]:
     """The float and int parameters of ``space`` with more than one value, by name: what the model covers."""
     return {k: d for k, d in sorted(space.items()) if isinstance(d, (FloatDistribution, IntDistribution)) and not d.single()}
+
+
+def box_transform(space: dict[str, BaseDistribution]) -> _SearchSpaceTransform:
+    """The parameters' box: a log scale as its logarithm, a step as half a step beyond each end."""
+    return _SearchSpaceTransform(space, transform_log=True, transform_step=True, transform_0_1=False)
+
+
+def _holds(bounds: np.ndarray) -> bool:
+    """Whether the strategy takes ``(low, high)`` as a variable's box (:func:`edamcc.parse_bounds`)."""
+    try:
+        parse_bounds([tuple(bounds)])
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass
@@ -69,17 +84,18 @@ class StudyCache:
 
     def relative_space(self) -> dict[str, BaseDistribution]:
         """The modelled parameters of the current space, with their transform to a box (built
-        once per space). The box gets the strategy's check (every width in [1e-150, 1e150])."""
+        once per space). A parameter whose width in the box fails the strategy's check (it must
+        lie in [1e-150, 1e150]; a log-scale one's logarithm's) is left to independent sampling,
+        with a warning naming it, as Optuna's samplers do with what they cannot model."""
         if self.relative is None:
             relative = numeric_space(self.space)
-            transform = _SearchSpaceTransform(relative, transform_log=True, transform_step=True, transform_0_1=False) if relative else None
-            if transform is not None:
-                try:
-                    parse_bounds(transform.bounds)
-                except ValueError as exc:
-                    raise ValueError(f"search space: variable i is the i-th of {list(relative)} (a log-scale one as its "
-                                     f"logarithm): {exc}") from exc  # fmt: skip
-            self.relative, self.transform = relative, transform
+            bad = [name for name, bounds in zip(relative, box_transform(relative).bounds) if not _holds(bounds)] if relative else []
+            if bad:
+                warnings.warn(f"EDAMCCSampler: parameters {bad} span a range the model cannot hold (a width in the sampler's box, "
+                              "the logarithm's for a log scale, must lie in [1e-150, 1e150]): they are sampled independently; "
+                              "rescale them to have them modelled", UserWarning, stacklevel=2)  # fmt: skip
+                relative = {k: d for k, d in relative.items() if k not in bad}
+            self.relative, self.transform = relative, box_transform(relative) if relative else None
             self.signature = tuple((k, repr(d)) for k, d in relative.items())
         return self.relative
 

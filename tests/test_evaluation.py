@@ -95,6 +95,17 @@ def test_a_pool_that_breaks_fails_the_rows_it_had_not_returned_and_ends_the_run(
         evaluate_batch(sphere, x, breaks_at_the_second_chunk, 3, "raise")
 
 
+def test_a_map_that_raises_when_called_breaks_at_the_first_chunk():
+    def broken_before(task, chunks):
+        raise BrokenExecutor("a pool broken by an earlier run")
+
+    x = np.arange(20.0).reshape(10, 2)
+    values, failures, broken = evaluate_batch(sphere, x, broken_before, 3, "nan")
+    assert np.isnan(values).all() and len(failures) == 10 and broken.startswith("stopped: the worker pool broke")
+    with pytest.raises(EvaluationError, match=r"chunk starting x=\[0.0, 1.0\]"):
+        evaluate_batch(sphere, x, broken_before, 3, "raise")
+
+
 def test_sys_exit_in_fun_fails_the_point_under_either_policy():
     def exits(x):
         sys.exit(2)

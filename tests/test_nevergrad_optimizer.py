@@ -280,3 +280,30 @@ def test_with_every_loss_above_nevergrads_clip_the_recommendation_is_the_best_to
     second = small.ask()
     small.tell(second, 1.0)
     assert small.recommend().value.tolist() == second.value.tolist()
+
+
+def test_with_tied_clipped_losses_the_recommendation_does_not_depend_on_the_order_of_the_tells():
+    picks = []
+    for order in ((0, 1), (1, 0)):
+        opt = ng.optimizers.registry["EDAMCC"](parametrization=ng.p.Array(shape=(3,), lower=-2, upper=2), budget=100)
+        asked = [opt.ask(), opt.ask()]
+        for i in order:
+            opt.tell(asked[i], 1e30)
+        picks.append(opt.recommend().value.tolist())
+        assert picks[-1] == asked[0].value.tolist()  # the row asked first, as the strategy's best_x
+
+
+def test_an_optimizer_pickled_before_it_kept_its_best_candidate_loads_and_recommends():
+    import pickle
+
+    opt = ng.optimizers.registry["EDAMCC"](parametrization=ng.p.Array(shape=(3,), lower=-2, upper=2), budget=100)
+    opt.tell(opt.ask(), 1.0)
+    opt.strategy  # noqa: B018 (made at the first ask)
+    del opt.__dict__["_best"]
+    es = opt.strategy
+    for name in ("_best_number", "_closed_best"):
+        es.__dict__.pop(name, None)
+    del es._ledger.__dict__["_base"], es._ledger.__dict__["_orphan_numbers"]
+    old = pickle.loads(pickle.dumps(opt))  # what the previous version's dump holds
+    old.tell(old.ask(), 0.5)
+    assert old.recommend() is not None and old.strategy.best_f == 0.5

@@ -104,10 +104,14 @@ def test_default_independent_draws_are_a_function_of_the_study_not_of_a_process(
     assert [t.params for t in resumed.trials] == [t.params for t in whole.trials]
 
 
-def test_a_parameter_range_the_model_cannot_hold_is_named():
-    study = optuna.create_study(sampler=EDAMCCSampler(seed=1, population_size=10))
-    with pytest.raises(ValueError, match=r"search space: variable i is the i-th of \['x', 'y'\].*width high - low"):
-        study.optimize(lambda t: t.suggest_float("x", -1e155, 1e155) / 1e155 + t.suggest_float("y", 0, 1), n_trials=30)
+def test_a_parameter_range_the_model_cannot_hold_is_sampled_independently_with_a_warning_naming_it():
+    study = optuna.create_study(sampler=EDAMCCSampler(seed=1, population_size=4))
+    with pytest.warns(UserWarning, match=r"parameters \['x'\] span a range the model cannot hold"):
+        study.optimize(lambda t: t.suggest_float("x", -1e155, 1e155) / 1e155 + t.suggest_float("y", 0, 1), n_trials=12)
+    assert all(t.state == TrialState.COMPLETE for t in study.trials)  # the study goes on (it crashed on NaN)
+    assert all(GENERATION_KEY in t.system_attrs for t in study.trials[4:])  # y is still modelled
+    study.optimize(lambda t: t.suggest_float("x", -1.0, 1.0) + t.suggest_float("y", 0, 1), n_trials=12)  # rescaled: modelled again
+    assert all(t.state == TrialState.COMPLETE for t in study.trials)
 
 
 def test_threads_without_a_seed_share_one_study_seed_and_one_model_per_generation():

@@ -55,12 +55,12 @@ def test_the_space_narrows_to_the_parameters_every_complete_trial_set():
     assert cache.usable({"x": None, "y": None}, range(2)) == [0]  # trial 1 never set y
 
 
-def test_a_box_the_model_cannot_hold_is_refused_naming_the_parameters_and_not_kept():
+def test_a_parameter_the_model_cannot_hold_is_left_out_of_the_modelled_space_with_a_warning():
     study = study_with([1.0], {"w": FloatDistribution(0, 1e-160), "z": FloatDistribution(0, 1)})
     cache = StudyCache().refresh(study)
-    for _ in range(2):  # refused again: nothing half-built is kept
-        with pytest.raises(ValueError, match=r"variable i is the i-th of \['w', 'z'\].*variables \[0\]"):
-            cache.relative_space()
+    with pytest.warns(UserWarning, match=r"parameters \['w'\] span a range"):
+        assert list(cache.relative_space()) == ["z"]
+    assert cache.transform.bounds.shape == (1, 2)
 
 
 def test_the_first_stored_seed_wins_and_is_kept_once_final():

@@ -172,7 +172,7 @@ def tables(root: Path) -> tuple[str, dict]:
              f"campaign seed {info['campaign_seed']} (one optimizer seed per (function, instance), e.g. f{seeds[0][0]} instance "
              f"{seeds[0][1]}: {seeds[0][2]}); {len(markers)} finished runs.", "", f"Versions: {versions}.", "",
              f"BLAS kernels of the runs: {'; '.join(blas)} (seeded runs repeat bit for bit on the same kernels only).", "",
-             "Cells: COCO's logged best f - f_opt (\"best noise-free fitness - Fopt\" of the observer's .dat files) "
+             "Cells: COCO's logged best f - f_opt (\"best noise-free fitness - Fopt\" of the observer's .dat and .tdat files) "
              "after the stated number of evaluations, median over the instances run; ≤1e-8 means the final target "
              "was hit. (k) after a value: only k instances finished. Pairs: functions where the row's first optimizer's "
              "median is more than 2x better / within a factor 2 / more than 2x worse than the second's (both clipped "

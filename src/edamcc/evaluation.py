@@ -150,9 +150,11 @@ def evaluate_batch(fun: Callable[[NDArray[np.float64]], Any], x: NDArray[np.floa
     else:
         chunks = [c for c in np.array_split(x, min(n_chunks, x.shape[0])) if c.shape[0]]
         pairs = []
-        results = iter(mapper(_ChunkTask(fun, on_error), chunks))
+        results = None
         for chunk in chunks:
             try:
+                if results is None:  # a map may raise when called (a pool broken before) or while iterated
+                    results = iter(mapper(_ChunkTask(fun, on_error), chunks))
                 pairs.extend(next(results))
             except cf.BrokenExecutor as exc:  # the pool lost a worker: nothing more runs on it
                 text = format_error(exc)

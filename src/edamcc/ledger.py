@@ -295,6 +295,14 @@ class Ledger:
         self.generation += 1
         return rows, values
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickling, also of a ledger pickled before rows kept numbers over the whole run (a
+        dumped optimizer): numbering goes on from 0 here, and its orphans come first."""
+        self.__dict__.update(state)
+        if "_base" not in state:
+            self._base = 0
+            self._orphan_numbers = np.full(self._orphans.shape[0], -1, dtype=np.int64)
+
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state["_order"] = state["_sorted"] = None  # rebuilt on demand

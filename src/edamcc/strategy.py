@@ -68,6 +68,11 @@ class EDAMCCStrategy:
             fitted a model (the #strong curve is always kept whole).
     """
 
+    # For a strategy pickled before these were added (a dumped optimizer): ties of the best value are
+    # broken by row number from the next tell on, and the stopping criteria's best restarts at the next close.
+    _best_number = -1
+    _closed_best = np.inf
+
     def __init__(
         self,
         *,
@@ -151,10 +156,7 @@ class EDAMCCStrategy:
     def bounds(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         return self._lower.copy(), self._upper.copy()
 
-    @property
-    def budget(self) -> int | None:
-        """The evaluation budget, or None."""
-        return self._budget
+    budget = property(lambda self: self._budget, doc="The evaluation budget, or None.")
 
     @property
     def generation(self) -> int:
