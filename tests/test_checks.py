@@ -6,7 +6,7 @@ import numpy as np
 
 import pytest
 
-from edamcc.checks import check_flag, is_int, is_real
+from edamcc.checks import check_dimension, check_flag, is_int, is_real
 
 
 def test_integers_and_reals_include_numpy_and_exclude_bools():
@@ -23,3 +23,10 @@ def test_a_flag_is_true_or_false_and_nothing_else():
     for value in ("no", "False", 0, 1, None, np.array([True])):  # read by its truth value, "no" would switch on
         with pytest.raises(TypeError, match="disp: expected True or False"):
             check_flag(value, "disp")
+
+
+def test_a_dimension_is_a_positive_integer_for_every_entry_point():
+    assert check_dimension(np.int64(3)) == 3 and type(check_dimension(np.int64(3))) is int
+    for value in (0, -2, 2.5, True, "3", None):
+        with pytest.raises(ValueError, match="^dimension: expected a positive integer; got"):
+            check_dimension(value)

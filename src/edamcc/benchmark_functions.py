@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .checks import is_int
+from .checks import check_dimension, is_int
 
 Evaluate = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
@@ -216,12 +216,6 @@ def _spec(name: str) -> _Spec:
     raise ValueError(f"name: unknown function {name!r}; expected one of F1..F13 or {sorted(_ALIASES)}")
 
 
-def _dimension(value: Any) -> int:
-    if not is_int(value) or value < 1:
-        raise ValueError(f"dimension: expected a positive integer; got {value!r}")
-    return int(value)
-
-
 def _vector(value: ArrayLike, n: int, what: str) -> NDArray[np.float64]:
     arr = np.asarray(value, dtype=np.float64)
     if arr.ndim != 1 or arr.size < n:
@@ -263,7 +257,7 @@ def get_function(
         matrix: explicit ``A`` for F10.
     """
     spec = _spec(name)
-    n = _dimension(dimension)
+    n = check_dimension(dimension)
     if seed is not None and (not is_int(seed) or seed < 0):
         raise ValueError(f"seed: expected a non-negative integer or None (the instance's seed); got {seed!r}")
     if spec.name in ("F7", "F8", "F13") and n < 2:
@@ -351,7 +345,7 @@ def cec2005_instance(name: str, dimension: int, directory: str | os.PathLike[str
         FileNotFoundError: a needed file is missing from ``directory``.
     """
     spec = _spec(name)
-    _dimension(dimension)
+    check_dimension(dimension)
     if spec.name not in CEC2005_DATA_FILES:
         return {}
     if dimension > CEC2005_MAX_DIMENSION:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .checks import is_int
+from .checks import check_dimension
 
 REPAIR_METHODS = ("clip", "reflect", "none")
 # Widths of the box: a variance is a squared width, and doubles hold about 1e+-308
@@ -58,9 +58,7 @@ def parse_bounds(bounds: Any, dimension: int | None = None) -> tuple[NDArray[np.
         raise ValueError(f"bounds: expected lb and ub as scalars or 1-D arrays (one entry per variable); got shapes "
                          f"{lower.shape} and {upper.shape}")
     if dimension is not None:
-        if not is_int(dimension) or dimension < 1:
-            raise ValueError(f"dimension: expected a positive integer; got {dimension!r}")
-        dimension = int(dimension)
+        dimension = check_dimension(dimension)
     sizes = {a.size for a in (lower, upper) if a.ndim > 0}
     if len(sizes) > 1:
         raise ValueError(f"bounds: lower and upper have different lengths {sorted(sizes)}")

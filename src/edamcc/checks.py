@@ -24,6 +24,13 @@ def is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def check_dimension(dimension: Any) -> int:
+    """The number of variables: a positive integer."""
+    if not is_int(dimension) or dimension < 1:
+        raise ValueError(f"dimension: expected a positive integer; got {dimension!r}")
+    return int(dimension)
+
+
 def check_flag(value: Any, name: str) -> bool:
     """A switch: True or False (a NumPy bool too); ``name`` is the argument's name. A string such
     as ``"no"`` or a number is refused, not read by its truth value."""

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .bounds import REPAIR_METHODS
-from .checks import is_int, is_real
+from .checks import check_dimension, is_int, is_real
 from .variants import SCALES, VARIANTS, Variant, get_variant
 from .wi_threshold import resolve_theta
 
@@ -103,13 +103,6 @@ def check_budget(budget: Any) -> int | None:
     if not is_int(budget) or budget < 1:
         raise ValueError(f"budget: expected a positive integer (a number of evaluations) or None; got {budget!r}")
     return int(budget)
-
-
-def check_dimension(dimension: Any) -> int:
-    """The number of variables: a positive integer."""
-    if not is_int(dimension) or dimension < 1:
-        raise ValueError(f"dimension: expected a positive integer (the number of variables); got {dimension!r}")
-    return int(dimension)
 
 
 def default_budget(dimension: int) -> int:

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.special import betaincc
 from scipy.stats import norm
 
-from .checks import is_int
+from .checks import check_dimension, is_int
 
 AUTO_ALPHA = 0.05
 
@@ -70,8 +70,7 @@ def chance_strong(dimension: int, m_corr: int, theta: float) -> float:
     m_corr = 100 and theta = 0.3 about 21 of 100 independent variables are strong; with
     m_corr = 50, 97 of 100.
     """
-    if not is_int(dimension) or dimension < 1:
-        raise ValueError(f"dimension: expected a positive integer; got {dimension!r}")
+    dimension = check_dimension(dimension)
     return float(dimension * (1.0 - weak_probability(dimension, m_corr, theta)))
 
 
