@@ -211,7 +211,9 @@ class EDAMCCSampler(BaseSampler):
         if self._independent_sampler is not None:
             return self._independent_sampler.sample_independent(study, trial, name, dist)
         with self._lock:  # the seed is kept once a trial has finished (by then every racing write has landed)
-            cache = self._refresh(study)
+            cache = self._cache(study)
+            if cache.seed is None:  # kept: no read of the trials per draw
+                self._refresh(study)
             seed = self._study_seed(study, cache, final=bool(cache.values))
         key = np.random.SeedSequence(seed, spawn_key=(2, trial.number, zlib.crc32(name.encode()))).generate_state(1)[0]
         return RandomSampler(seed=int(key)).sample_independent(study, trial, name, dist)
