@@ -44,7 +44,7 @@ from nevergrad.optimization import base
 from nevergrad.optimization.optimizerlib import registry
 from nevergrad.parametrization import helpers
 
-from edamcc import DEFAULT_VARIANT, PAPER_VARIANT, EDAMCCStrategy, Settings, StructureRecord, check_budget
+from edamcc import DEFAULT_VARIANT, PAPER_VARIANT, EDAMCCStrategy, Settings, StructureRecord, Variant, check_budget
 
 # Beyond this many standardized units a bound is a squashing transform's +-infinity.
 _FAR = 1e6
@@ -85,9 +85,9 @@ class _EDAMCC(base.Optimizer):
         population_size: int | None = None,
         selection_ratio: float | None = None,
         m_corr: int | None = None,
-        theta: float = Settings.theta,
+        theta: float | str | None = Settings.theta,
         c: int = Settings.c,
-        variant: str = DEFAULT_VARIANT,
+        variant: str | Variant = DEFAULT_VARIANT,
         repair: str = Settings.repair,
         partition: str = Settings.partition,
     ) -> None:
@@ -103,6 +103,7 @@ class _EDAMCC(base.Optimizer):
         lower = np.where(bounded, lower, -UNBOUNDED_INIT)
         upper = np.where(bounded, upper, UNBOUNDED_INIT)
         options = settings.to_dict() | {
+            "variant": settings.variant,  # the Variant itself: a variant of the user's own has no registered name
             "population_size": settings.resolve(lower.size, budget).population_size,
             "repair": repair if self._all_bounded else "none",
         }
@@ -208,9 +209,9 @@ class EDAMCC(base.ConfiguredOptimizer):
         population_size: int | None = None,
         selection_ratio: float | None = None,
         m_corr: int | None = None,
-        theta: float = Settings.theta,
+        theta: float | str | None = Settings.theta,
         c: int = Settings.c,
-        variant: str = DEFAULT_VARIANT,
+        variant: str | Variant = DEFAULT_VARIANT,
         repair: str = Settings.repair,
         partition: str = Settings.partition,
     ) -> None:

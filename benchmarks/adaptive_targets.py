@@ -32,8 +32,8 @@ from pathlib import Path
 from common import FUNCTIONS, PAPER_FACTOR, RESULTS, load_runs, shown_path, verdict_of, write_report, zeroed_median
 
 OUT = RESULTS / "adaptive"
-ORDER = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-lf0", "edamcc-vd-lf0-na", "edamcc-vd-lf0-na-wi", "edamcc-vd-wi-am", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-budget-pop", "edamcc-default", "sep-cma", "vd-cma"]
-ADAPTIVE = ["edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-lf0", "edamcc-vd-lf0-na", "edamcc-vd-lf0-na-wi", "edamcc-vd-wi-am", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-budget-pop", "vd-cma"]  # each gets its verdict against sep-CMA-ES (vd-cma: the peer with one learned direction)
+ORDER = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-lf0", "edamcc-vd-lf0-na", "edamcc-vd-lf0-na-wi", "edamcc-vd-wi-am", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-budget-pop", "edamcc-exact-theta", "edamcc-default", "sep-cma", "vd-cma"]
+ADAPTIVE = ["edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-lf0", "edamcc-vd-lf0-na", "edamcc-vd-lf0-na-wi", "edamcc-vd-wi-am", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-budget-pop", "edamcc-exact-theta", "vd-cma"]  # each gets its verdict against sep-CMA-ES (vd-cma: the peer with one learned direction)
 
 
 def medians(runs: list[dict]) -> dict[tuple, dict[str, dict[str, float]]]:

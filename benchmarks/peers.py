@@ -38,7 +38,7 @@ from edamcc import VARIANTS, minimize
 from edamcc.benchmark_functions import get_function
 
 ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-lf0", "edamcc-vd-lf0-na", "edamcc-vd-lf0-na-wi", "edamcc-vd-wi-am", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-adaptive-learned", "edamcc-csa-learned", "edamcc-default",
-              "edamcc-budget-pop",
+              "edamcc-budget-pop", "edamcc-exact-theta",
               "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma", "vd-cma", "ng-emna", "ng-ngopt", "rpeda"]
 # The self-adaptive variants with SM's groups learned from |corr| (partition="learned") instead of random.
 LEARNED = {"edamcc-adaptive-learned": "edamcc-adaptive", "edamcc-csa-learned": "edamcc-csa"}
@@ -51,7 +51,7 @@ POPULATION_ADAPTIVE = {name: population_variant(name) for name in POPULATION_EXP
 # without the active term of the diagonal's update, and without it with WI blind to the direction (experiments), by name
 DIRECTION_ONLY = direction_experiments()
 # run through minimize with their own defaults: the package's self-adaptive variants and the entries built on them
-SELF_ADAPTIVE = {name for name, v in VARIANTS.items() if v.adaptive} | {TPA_EVERYWHERE.name, *DIRECTION_ONLY, *POPULATION_ADAPTIVE, "edamcc-default", "edamcc-budget-pop", *LEARNED}
+SELF_ADAPTIVE = {name for name, v in VARIANTS.items() if v.adaptive} | {TPA_EVERYWHERE.name, *DIRECTION_ONLY, *POPULATION_ADAPTIVE, "edamcc-default", "edamcc-budget-pop", "edamcc-exact-theta", *LEARNED}
 PYCMA = ("sep-cma", "cma", "vd-cma")  # pycma's, run with its tolerances off and restarted with the budget left
 EXPENSIVE_AT_500 = {"eeda", "emna-global", "cma"}  # O(n^2) per sample or O(n^3) per generation
 
@@ -61,12 +61,15 @@ def _budget(dim: int, factor: int | None) -> int:
 
 
 def minimize_options(algorithm: str, dim: int | None = None, budget: int | None = None) -> dict:
-    """``minimize``'s algorithm options for a self-adaptive entry: none for ``edamcc-default``, the
+    """``minimize``'s algorithm options for a self-adaptive entry: none for ``edamcc-default``,
+    ``theta="exact"`` for ``edamcc-exact-theta``, the
     first population of :func:`coco.optimizers.budget_scaled_population` for ``edamcc-budget-pop``
     (``edamcc-csa``, the default when it was measured, otherwise; it needs ``dim`` and ``budget``),
     the variant and ``partition="learned"`` for the ``-learned`` entries, else the variant."""
     if algorithm == "edamcc-default":
         return {}
+    if algorithm == "edamcc-exact-theta":  # the default with WI's threshold from the exact null law
+        return {"theta": "exact"}
     if algorithm == "edamcc-budget-pop":
         if dim is None or budget is None:
             raise ValueError("edamcc-budget-pop: its first population needs dim and budget")

@@ -127,9 +127,21 @@ def test_explicit_data_is_honoured_and_truncated_to_the_dimension():
     shift = np.linspace(-50, 50, 100)  # like an official 100-value data row
     f = get_function("F2", 10, shift=shift)
     np.testing.assert_array_equal(f.optimum_x, shift[:10])
-    rot = random_orthogonal(30, np.random.default_rng(0))
+    rot = random_orthogonal(10, np.random.default_rng(0))
     g = get_function("F9", 10, shift=shift, rotation=rot)
-    np.testing.assert_array_equal(g.data["rotation"], rot[:10, :10])
+    np.testing.assert_array_equal(g.data["rotation"], rot)
+    # a rotation is used whole: the 10 x 10 block of a 30 x 30 rotation is not orthogonal
+    for bad in (random_orthogonal(30, np.random.default_rng(0)), np.eye(10, 11)):
+        with pytest.raises(ValueError, match=r"^rotation: expected a matrix of shape \(10, 10\)"):
+            get_function("F9", 10, rotation=bad)
+
+
+def test_a_shift_that_puts_the_optimum_outside_the_box_is_refused():
+    with pytest.raises(ValueError, match=r"^shift: the optimum must lie in F2's box \[-100, 100\]; variables \[0\]"):
+        get_function("F2", 3, shift=[500.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match=r"^shift: the optimum must lie in F10's box"):
+        get_function("F10", 8, shift=[0.0, 0.0, 0.0, 101.0, 0.0, 0.0, 0.0, 0.0])  # the middle is not put on the bounds
+    assert get_function("F2", 3, shift=[100.0, -100.0, 0.0]).optimum_x.tolist() == [100.0, -100.0, 0.0]  # on the bound is inside
 
 
 def test_registry_lookup_by_name_and_alias_and_errors():
@@ -195,6 +207,11 @@ def test_cec2005_instance_rejects_what_no_file_covers(tmp_path):
         cec2005_instance("F8", 50, tmp_path)
     with pytest.raises(ValueError, match="dimension: expected a positive integer"):
         cec2005_instance("F2", 0, tmp_path)
+    # the distribution has F9's and F12's rotations at 2, 10, 30 and 50 variables: missing there, the directory is incomplete
+    np.savetxt(tmp_path / "high_cond_elliptic_rot_data.txt", np.zeros((1, 100)))
+    with pytest.raises(FileNotFoundError, match="directory: elliptic_M_D50.txt not found"):
+        cec2005_instance("F9", 50, tmp_path)
+    assert "rotation" not in cec2005_instance("F9", 40, tmp_path)  # no file exists at 40: the generator's, as officially
 
 
 def test_the_instance_key_names_the_function_its_dimension_and_its_data():

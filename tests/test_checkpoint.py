@@ -165,3 +165,16 @@ def test_a_resume_with_a_budget_below_the_evaluations_spent_is_refused_and_set_l
 
 def make_strategy():
     return EDAMCCStrategy(bounds=BOUNDS, population_size=20, seed=7)
+
+
+@pytest.mark.parametrize("variant", ["edamcc", "edamcc-adaptive", "edamcc-sep-cc"])
+def test_a_generator_seed_resumes_with_a_larger_budget_when_the_population_follows_the_budget(tmp_path, variant):
+    # the first generation's size follows the budget for edamcc and edamcc-adaptive, so the
+    # strategy draws more or less from the generator before the fingerprint reads it
+    path = tmp_path / "run.ckpt"
+    bounds = [(-1.0, 1.0)] * 3
+    first = minimize(sphere, bounds, budget=600, seed=np.random.default_rng(1), variant=variant, checkpoint=path)
+    resumed = minimize(sphere, bounds, budget=900, seed=np.random.default_rng(1), variant=variant, checkpoint=path)
+    assert first.nfev == 600 and resumed.nfev == 900 and resumed.fun <= first.fun
+    with pytest.raises(ValueError, match=r"differs in: seed"):
+        minimize(sphere, bounds, budget=900, seed=np.random.default_rng(2), variant=variant, checkpoint=path)

@@ -21,6 +21,9 @@ def test_solve_prints_progress_result_and_structure_and_writes_json_and_plot(tmp
     assert "100.0%" in text and "best F(x)" in text and "learned structure" in text
     data = json.loads(out_json.read_text())
     assert data["function"] == "F5" and data["nfev"] == 20000
+    from edamcc.benchmark_functions import get_function
+
+    assert data["cec2005_data"] is None and data["instance_key"] == get_function("F5", 10, seed=0).instance_key  # the instance run
     assert data["error"] == data["best_f"] < 1.0  # F5 has F(x*) = 0
     assert len(data["structure"]["n_strong"]) == data["nit"]
     assert out_png.read_bytes()[:4] == b"\x89PNG"
@@ -52,6 +55,7 @@ def test_variants_and_functions_are_listed(capsys):
         (["solve", "F1", "--budget", "-3"], "--budget"),
         (["solve", "F1", "--variant", "nope"], "variant"),
         (["solve", "F1", "--theta", "2"], "theta"),
+        (["solve", "F1", "--theta", "Auto"], "--theta: expected a number in [0, 1], 'auto' or 'exact'; got 'Auto'"),
         (["solve", "F1", "--seed", "-1"], "seed: expected a non-negative integer"),
         (["solve", "F1", "--seed", "x"], "--seed: invalid int value"),
         (["solve", "F1", "--instance-seed", "-5"], "--instance-seed: expected a non-negative integer; got -5"),
@@ -70,6 +74,13 @@ def test_variants_and_functions_are_listed(capsys):
         (["solve", "F1", "--checkpoint", "."], "--checkpoint: '.' is a directory"),
         (["solve", "F10", "--cec2005-data", "no-such-directory"], "--cec2005-data: directory: schwefel_206_data.txt not found"),
         (["solve", "F10", "--dim", "200", "--cec2005-data", "."], "at most 100"),
+        (["solve", "F1", "--cec2005-data", "."], "--cec2005-data: F1 has no CEC2005 data files (they exist for F2, "),
+        (["solve", "F1", "--json", "same.out", "--checkpoint", "same.out"], "--checkpoint: 'same.out' is the file --json writes too"),
+        (["solve", "F1", "--json", "r.png", "--plot", "./r.png"], "--plot: './r.png' is the file --json writes too"),
+        (["solve", "F1", "--dim", "5", "--budget", "50", "-M", "100", "--plot", "r.png"],
+         "--plot: the budget, 50, is below one generation (M = 100): no structure to draw"),
+        (["solve", "F1", "--variant", "umdac", "--plot", "r.png"], "--plot: variant 'umdac' does not run WI, so there is no structure to draw"),
+        (["solve", "F12", "--dim", "3000", "--json", "no-such-dir/r.json"], "--json: directory"),  # before F12's 3000 x 3000 rotation
     ],
 )
 def test_clear_errors_before_anything_runs(argv, message, capsys, tmp_path, monkeypatch):
@@ -173,17 +184,6 @@ def test_help_fits_one_screen_and_shows_examples(capsys):
         text = capsys.readouterr().out
         assert len(text.splitlines()) <= 24 and max(map(len, text.splitlines())) <= 80
         assert "examples:" in text and "edamcc solve F8" in text
-
-
-def test_no_generation_finished_says_so_and_writes_no_plot(tmp_path, capsys):
-    png = tmp_path / "r.png"
-    assert main(["solve", "F1", "--dim", "5", "--seed", "1", "--budget", "50", "-M", "100", "--plot", str(png)]) == 0
-    out = capsys.readouterr().out
-    assert "no plot: no generation finished within the budget" in out and "does not run WI" not in out
-    assert not png.exists()
-    assert main(["solve", "F1", "--dim", "5", "--seed", "1", "--budget", "500", "--variant", "umdac", "--plot", str(png)]) == 0
-    assert "variant 'umdac' does not run WI" in capsys.readouterr().out
-    assert not png.exists()
 
 
 def test_a_write_that_fails_after_the_run_is_reported_in_one_line_and_the_result_is_kept(tmp_path, capsys, monkeypatch):

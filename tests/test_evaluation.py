@@ -175,3 +175,54 @@ def test_a_fun_that_changes_its_argument_in_place_changes_no_row(mode):
                     "steady state": {"executor": pool, "max_in_flight": 1}}[mode]  # fmt: skip
         ours, reference = minimize(shifting, [(-1, 1)] * 3, **options), minimize(plain, [(-1, 1)] * 3, **options)
     assert ours.nfev == 300 and ours.fun == reference.fun and ours.x.tolist() == reference.x.tolist()  # rows told as asked
+
+
+class _FirstChunkLost(ThreadPoolExecutor):
+    """An executor whose first submitted task's worker dies; the others run."""
+
+    def __init__(self):
+        super().__init__(max_workers=1)
+        self.submitted = 0
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.submitted += 1
+        if self.submitted == 1:
+            from concurrent.futures import Future
+
+            lost = Future()
+            lost.set_exception(BrokenExecutor("a worker died"))
+            return lost
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_an_executors_map_keeps_the_chunks_that_finished_before_its_pool_broke():
+    # read chunk by chunk: the map of the pool of workers=N lost every later chunk's values with the first
+    x = np.arange(20.0).reshape(10, 2)
+    with _FirstChunkLost() as pool:
+        values, failures, broken = evaluate_batch(sphere, x, pool.map, 3, "nan")
+    assert np.isnan(values[:4]).all() and [f.error for f in failures] == ["BrokenExecutor: a worker died"] * 4
+    np.testing.assert_array_equal(values[4:], np.sum(x[4:] ** 2, axis=1))
+    assert broken == "stopped: the worker pool broke (BrokenExecutor: a worker died)"
+    with _FirstChunkLost() as pool, pytest.raises(EvaluationError, match=r"chunk starting x=\[0.0, 1.0\]"):
+        evaluate_batch(sphere, x, pool.map, 3, "raise")
+
+
+def test_a_map_that_fails_otherwise_ends_the_run_and_one_that_returns_futures_is_named():
+    class KilledWorker(Exception):  # as Dask's scheduler raises for a task whose worker died
+        pass
+
+    def loses_a_worker(task, chunks):
+        yield task(chunks[0])
+        raise KilledWorker("task on 1 worker, all died")
+
+    x = np.arange(20.0).reshape(10, 2)
+    values, failures, broken = evaluate_batch(sphere, x, loses_a_worker, 3, "nan")
+    assert np.isfinite(values[:4]).all() and len(failures) == 6
+    assert broken == "stopped: the worker pool broke (KilledWorker: task on 1 worker, all died)"
+    with pytest.raises(EvaluationError, match="the worker pool broke"):
+        evaluate_batch(sphere, x, loses_a_worker, 3, "raise")
+    with pytest.raises(TypeError, match=r"^workers: the map returned a object for a chunk, not its values"):
+        evaluate_batch(sphere, x, lambda task, chunks: [object() for _ in chunks], 3, "nan")
+    # fun's own errors are not a broken map: they follow on_error inside the task
+    values, failures, broken = evaluate_batch(flaky, np.full((4, 2), 0.95), lambda t, c: map(t, c), 2, "nan")
+    assert broken is None and len(failures) == 4

@@ -307,3 +307,23 @@ def test_an_optimizer_pickled_before_it_kept_its_best_candidate_loads_and_recomm
     old = pickle.loads(pickle.dumps(opt))  # what the previous version's dump holds
     old.tell(old.ask(), 0.5)
     assert old.recommend() is not None and old.strategy.best_f == 0.5
+
+
+def test_a_variant_of_the_users_own_runs_as_given_and_survives_dump_and_load(tmp_path):
+    from dataclasses import replace
+
+    from edamcc import get_variant
+
+    mine = replace(get_variant("umdac"), name="my-umdac", description="UMDAc, renamed")
+    tuned = replace(get_variant("edamcc-sep-cc"), line_free_path=True)  # a registered name, another rule
+    for variant in (mine, tuned):
+        param = ng.p.Array(shape=(4,), lower=-2, upper=2)
+        param.random_state.seed(3)
+        opt = adapter.EDAMCC(variant=variant)(param, budget=200)
+        for _ in range(60):
+            cand = opt.ask()
+            opt.tell(cand, sphere(cand.value))
+        assert opt.strategy.variant == variant
+        path = tmp_path / f"{variant.name}.pkl"
+        opt.dump(path)
+        assert type(opt).load(path).strategy.variant == variant

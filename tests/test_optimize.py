@@ -127,6 +127,12 @@ def test_a_process_pool_refuses_an_unpicklable_fun_before_any_evaluation():
     with pytest.raises(TypeError, match=r"fun: workers=2 sends it to worker processes.*module level"):
         minimize(local, [(-1, 1)] * 2, budget=20, population_size=10, workers=2)
     assert calls == []
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(2) as pool:  # its map, too (a raw PicklingError came from the pool before)
+        with pytest.raises(TypeError, match=r"fun: workers=<bound method .*map.* sends it to worker processes.*module level"):
+            minimize(local, [(-1, 1)] * 2, budget=20, population_size=10, workers=pool.map)
+    assert calls == []
 
 
 def test_nan_objective_values_are_survived():
@@ -154,3 +160,41 @@ def test_options_that_need_another_are_refused_before_the_run():
         with pytest.raises(ValueError, match=message):
             minimize(sphere, [(-1, 1)] * 2, budget=20, seed=gen, **kwargs)
     assert gen.bit_generator.state == state  # refused before the strategy drew from the user's generator
+
+
+LOST_BOX = [(-1.0, 1.0)] * 3
+
+
+def _first_row():
+    from edamcc import EDAMCCStrategy
+
+    return EDAMCCStrategy(bounds=LOST_BOX, seed=1, population_size=10, budget=40).ask()[0]
+
+
+FIRST_ROW = _first_row()
+
+
+def dies_on_the_first_row_late(x):  # the other worker's chunk has finished when this one dies
+    if np.array_equal(x, FIRST_ROW):
+        import time
+
+        time.sleep(1.0)
+        os._exit(1)
+    return float(np.sum(x**2))
+
+
+def test_a_dead_worker_fails_its_own_chunk_only_and_the_finished_chunk_is_kept():
+    res = minimize(dies_on_the_first_row_late, LOST_BOX, budget=40, seed=1, population_size=10, workers=2, on_error="nan")
+    assert res.message.startswith("stopped: the worker pool broke (BrokenProcessPool") and res.nfev == 10
+    assert len(res.failures) == 5 and np.array_equal(res.failures[0].x, FIRST_ROW)  # the first chunk, 5 of 10 rows
+    assert np.isfinite(res.fun)  # the other chunk's values were told, not failed as NaN
+
+
+def test_a_dask_client_map_is_refused_by_name_with_the_map_to_use():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:  # fmt: skip
+        with pytest.raises(TypeError, match=r"^workers: the map returned a Future .*client.get_executor\(\).map, not client.map"):
+            minimize(sphere, LOST_BOX, budget=20, seed=1, population_size=10, workers=client.map)
+        res = minimize(sphere, LOST_BOX, budget=20, seed=1, population_size=10, workers=client.get_executor().map)
+        assert res.nfev == 20 and not res.failures

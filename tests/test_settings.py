@@ -103,8 +103,11 @@ def test_run_controls():
         with pytest.raises(ValueError, match="budget: expected a positive integer"):
             check_budget(bad)
     assert check_target(-1) == -1.0
-    with pytest.raises(ValueError, match="target"):
-        check_target(float("nan"))
+    for bad in (float("nan"), float("inf"), -float("inf"), "1"):
+        with pytest.raises(ValueError, match=r"^target: expected a finite number or None"):
+            check_target(bad)
+    with pytest.raises(ValueError, match=r"^target: expected a finite number"):  # it stopped before any evaluation
+        minimize(lambda x: float(x @ x), [(-1, 1)] * 2, budget=30, target=float("inf"))
 
 
 def test_settings_are_frozen_and_report_themselves():
@@ -132,3 +135,15 @@ def test_too_small_a_population_names_it_and_the_smallest_that_works():
         with pytest.raises(ValueError, match=rf"^population_size and selection_ratio: .* = 1 selected rows.*population_size >= {least} "):
             Settings(**kw)
         Settings(**dict(kw, population_size=least))  # the smallest that works
+
+
+def test_theta_exact_is_the_exact_null_laws_threshold_also_for_a_short_generation():
+    from edamcc.wi_threshold import exact_theta
+
+    rules = Settings(theta="exact").resolve(500)
+    assert rules.theta == exact_theta(500, rules.m_corr) and rules.settings.theta == "exact"
+    assert rules.theta_for(rules.m_corr - 2) == exact_theta(500, rules.m_corr - 2)
+    assert Settings().resolve(500).theta_for(rules.m_corr - 2) != rules.theta_for(rules.m_corr - 2)
+    for bad in ("Exact", "bonferroni", ""):
+        with pytest.raises(ValueError, match=r"^theta: expected a number in \[0, 1\], 'auto' or 'exact'"):
+            Settings(theta=bad)

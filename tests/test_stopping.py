@@ -1,6 +1,7 @@
 """Stopping criteria (edamcc.stopping), and the strategy's should_stop on a constant objective."""
 
 import numpy as np
+import pytest
 
 from edamcc import EDAMCCStrategy
 from edamcc.stopping import FLAT_GENERATIONS, Progress, no_progress_window, stop_reason
@@ -52,3 +53,30 @@ def test_mostly_failing_generations_with_new_values_are_not_flat():
         f[0] = 100.0 - g  # one evaluation succeeds per generation, each with a new value
         es.tell(x, f)
     assert es.stop_reason is None
+
+
+def test_values_spanning_more_than_the_doubles_give_an_infinite_spread_without_a_warning():
+    import warnings
+
+    progress = Progress()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # np.ptp warned on overflow, and under -W error tell failed after the ledger closed
+        progress.add(-1.7e308, np.array([-1.7e308, 1.7e308, 0.0]))
+    assert progress.spreads == [np.inf]
+
+
+@pytest.mark.parametrize("variant", ["edamcc-sep-cc", "edamcc-adaptive", "edamcc-vd"])
+def test_a_model_that_diverges_without_repair_stops_before_it_asks_a_point_that_is_not_finite(variant):
+    # f = sum(x) has no minimum once the box is not enforced: the step size grew until its draws
+    # overflowed, and the run asked inf and NaN points to the end of the budget (edamcc-vd raised LinAlgError)
+    import warnings
+
+    es = EDAMCCStrategy(bounds=[(-1, 1)] * 3, seed=0, budget=30_000, variant=variant, repair="none")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        while not es.should_stop():
+            x = es.ask()
+            assert np.isfinite(x).all()
+            es.tell(x, x.sum(axis=1))
+    assert es.stop_reason.startswith("the model diverged: a standard deviation") and es.evaluations < 30_000
+    assert not es.restarts  # a restart would diverge again

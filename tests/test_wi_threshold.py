@@ -76,3 +76,17 @@ def test_chance_strong_edge_cases_and_the_fisher_approximation():
         chance_strong(10, 2, 0.3)
     with pytest.raises(ValueError, match="^dimension:"):
         chance_strong(0, 100, 0.3)
+
+
+def test_exact_keeps_independent_variables_weak_at_one_minus_alpha_at_the_defaults_few_rows():
+    from edamcc.wi_threshold import exact_theta
+
+    for n, m_corr in ((100, 8), (500, 11), (1000, 12), (10_000, 15), (100, 100)):
+        theta = exact_theta(n, m_corr)
+        assert weak_probability(n, m_corr, theta) == pytest.approx(0.95, abs=1e-9)
+        assert theta > auto_theta(n, m_corr)  # Fisher's z puts it lower, so fewer stay weak
+    assert simulated_weak_fraction(100, 8, exact_theta(100, 8), reps=200) == pytest.approx(0.95, abs=0.01)
+    assert exact_theta(1, 100) == 1.0 and exact_theta(10, 3) == 1.0
+    assert resolve_theta("exact", 500, 11) == exact_theta(500, 11)
+    with pytest.raises(ValueError, match=r"^alpha: expected a number in \(0, 1\)"):
+        exact_theta(100, 100, 1.0)

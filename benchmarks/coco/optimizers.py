@@ -84,6 +84,12 @@ def edamcc_sep_cc(problem, lower, upper, budget, seed):
     _edamcc(problem, lower, upper, budget, seed, variant="edamcc-sep-cc", repair="none")
 
 
+@register("edamcc-exact-theta", "edamcc", "edamcc.minimize with its defaults and repair='none' as edamcc-default, but theta='exact': "
+          "WI's threshold from the exact null law of |corr| instead of Fisher's z (opt-in, not the default)")
+def edamcc_exact_theta(problem, lower, upper, budget, seed):
+    _edamcc(problem, lower, upper, budget, seed, repair="none", theta="exact")
+
+
 # The edamcc-tolfun-1e-13 experiment: the default with the restart test on flat values
 # (edamcc.restarts.RESTART_TOL_FUN, pycma's tolfun, 1e-11) at 1e-13, the setting
 # benchmarks/restart_tolerance.py calls tolfun-1e-13. Not the package's rule.

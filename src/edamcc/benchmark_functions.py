@@ -226,8 +226,20 @@ def _vector(value: ArrayLike, n: int, what: str) -> NDArray[np.float64]:
     return arr.copy()
 
 
-def _matrix(value: ArrayLike, n: int, what: str) -> NDArray[np.float64]:
+def _check_inside(optimum: NDArray[np.float64], spec: _Spec) -> None:
+    """A given shift puts the optimum in the box, or the stated optimum could not be reached."""
+    outside = np.flatnonzero((optimum < spec.lower) | (optimum > spec.upper))
+    if outside.size:
+        raise ValueError(f"shift: the optimum must lie in {spec.name}'s box [{spec.lower:g}, {spec.upper:g}]; variables "
+                         f"{outside[:10].tolist()} lie outside it (first: {optimum[outside[0]]:g})")  # fmt: skip
+
+
+def _matrix(value: ArrayLike, n: int, what: str, exact: bool = False) -> NDArray[np.float64]:
+    """F10's ``A`` (the official file holds 100 x 100: its leading n x n block is used) or, with
+    ``exact``, a rotation, which must be n x n (a block of an orthogonal matrix is not one)."""
     arr = np.asarray(value, dtype=np.float64)
+    if exact and arr.shape != (n, n):
+        raise ValueError(f"{what}: expected a matrix of shape ({n}, {n}); got shape {arr.shape}")
     if arr.ndim != 2 or arr.shape[0] < n or arr.shape[1] < n:
         raise ValueError(f"{what}: expected a matrix of at least ({n}, {n}); got shape {arr.shape}")
     arr = arr[:n, :n]
@@ -276,6 +288,7 @@ def get_function(
         a_gen, o_gen = schwefel_206_data(n, rng) if (matrix is None or shift is None) else (None, None)
         a = _matrix(matrix, n, "matrix") if matrix is not None else a_gen
         o = schwefel_206_on_bounds(_vector(shift, n, "shift") if shift is not None else o_gen)  # type: ignore[arg-type]
+        _check_inside(o, spec)
         at = np.ascontiguousarray(a.T)  # type: ignore[union-attr]
         b = (o[None, :] @ at)[0]  # B = A o, by the same product as evaluate (exact at x = o)
 
@@ -295,11 +308,12 @@ def get_function(
         return BenchmarkFunction(spec.name, spec.title, spec.reference, n, spec.lower, spec.upper, spec.bias, optimum, evaluate)
 
     o = _vector(shift, n, "shift") if shift is not None else rng.uniform(*spec.shift_range, size=n)
+    _check_inside(o, spec)
     data["shift"] = o
     offset = o - 1.0 if spec.plus_one else o  # z = x - o + 1  <=>  z = x - (o - 1)
     if spec.rotation is not None:
         if rotation is not None:
-            m = _matrix(rotation, n, "rotation")
+            m = _matrix(rotation, n, "rotation", exact=True)
         elif spec.rotation == "orthogonal":
             m = random_orthogonal(n, rng)
         else:
@@ -329,6 +343,7 @@ CEC2005_DATA_FILES: dict[str, tuple[str, str | None]] = {
     "F13": ("EF8F2_func_data.txt", None),
 }
 CEC2005_MAX_DIMENSION = 100
+CEC2005_ROTATION_DIMENSIONS = (2, 10, 30, 50)
 
 
 def cec2005_instance(name: str, dimension: int, directory: str | os.PathLike[str]) -> dict[str, NDArray[np.float64]]:
@@ -337,8 +352,9 @@ def cec2005_instance(name: str, dimension: int, directory: str | os.PathLike[str
     ``directory`` holds the text data files distributed with the CEC2005 benchmark code
     (``sphere_func_data.txt``, ``schwefel_206_data.txt``, ``elliptic_M_D50.txt``, ...). Use as
     ``get_function(name, n, **cec2005_instance(name, n, directory))``. Functions not derived
-    from CEC2005 (F1, F3-F7, F11) get ``{}``; a rotation without a file for ``dimension``
-    (e.g. 100) is left to ``get_function``'s generator, as the official code does.
+    from CEC2005 (F1, F3-F7, F11) get ``{}``; a rotation at a dimension the distribution has
+    no file for (other than 2, 10, 30 and 50, e.g. 100) is left to ``get_function``'s
+    generator, as the official code does.
 
     Raises:
         ValueError: ``dimension`` above 100, where no official data exist.
@@ -364,6 +380,6 @@ def cec2005_instance(name: str, dimension: int, directory: str | os.PathLike[str
     out: dict[str, NDArray[np.float64]] = {"shift": table[0, :dimension]}
     if spec.name == "F10":
         out["matrix"] = table[1 : 1 + dimension, :dimension]
-    if rotation_pattern is not None and (base / rotation_pattern.format(n=dimension)).is_file():
+    if rotation_pattern is not None and dimension in CEC2005_ROTATION_DIMENSIONS:  # a missing file is an incomplete directory
         out["rotation"] = load(rotation_pattern.format(n=dimension))
     return out

@@ -22,11 +22,11 @@ from .evaluation import Failure
 from .settings import check_seconds
 from .strategy import EDAMCCStrategy
 
-FORMAT = 5  # 2: the fingerprint compares resolved settings and generator states; 3: a run's state is a Run; 4: the objective;
-# 5: rows keep their numbers over the whole run (ties of the best value)
+FORMAT = 6  # 2: the fingerprint compares resolved settings and generator states; 3: a run's state is a Run; 4: the objective;
+# 5: rows keep their numbers over the whole run (ties of the best value); 6: a Generator seed's state as passed
 
 
-def fingerprint(strategy: EDAMCCStrategy, seed: Any, fun: Any = None) -> dict[str, Any]:
+def fingerprint(strategy: EDAMCCStrategy, seed_key: Any, fun: Any = None) -> dict[str, Any]:
     """What a checkpoint must match to be resumed: dimension, bounds, seed, options and, for an
     objective that names its instance (``fun.instance_key``, as the F1–F13 of
     :mod:`edamcc.benchmark_functions` do), that instance. Another callable cannot be compared:
@@ -37,10 +37,12 @@ def fingerprint(strategy: EDAMCCStrategy, seed: Any, fun: Any = None) -> dict[st
     integer for an int, is the same run), and so are the box and the structure record (on or
     off, every how many generations, pair counts or not): ``record_every=1`` named, or scalar
     bounds with ``dimension=``, is the same run as without; every option of the strategy is one
-    of these (another keyword is refused when the strategy is built). A ``Generator`` seed is
-    compared by its state once the strategy is built, so a generator made the same way again
-    (``np.random.default_rng(1)``) resumes the run. The budget and the target are not part of
-    it: a budget-limited run may be resumed with a larger budget.
+    of these (another keyword is refused when the strategy is built). ``seed_key`` is
+    :func:`seed_key` of the seed, read before the strategy is built: a ``Generator`` seed is
+    compared by its state as the caller passed it, so a generator made the same way again
+    (``np.random.default_rng(1)``) resumes the run whatever the strategy drew from it (the first
+    generation's size can follow the budget). The budget and the target are not part of it: a
+    budget-limited run may be resumed with a larger budget.
     """
     low, high = strategy.bounds
     settings = strategy.settings
@@ -49,7 +51,7 @@ def fingerprint(strategy: EDAMCCStrategy, seed: Any, fun: Any = None) -> dict[st
         "dimension": strategy.dimension,
         "lower": low.tolist(),
         "upper": high.tolist(),
-        "seed": _seed_key(seed),
+        "seed": seed_key,
         "settings": {name: repr(getattr(settings, name)) for name in settings.names()},
         "record": None if record is None else {"every": record.every, "pairs": record.pair_counts is not None},
         "objective": _objective_key(fun),
@@ -61,7 +63,9 @@ def _objective_key(fun: Any) -> str | None:
     return key if isinstance(key, str) else None
 
 
-def _seed_key(seed: Any) -> Any:
+def seed_key(seed: Any) -> Any:
+    """The seed as a checkpoint compares it: None, the repr of a ``SeedSequence`` (its entropy
+    and spawn key), the state of a ``Generator``, or the integer."""
     if seed is None or isinstance(seed, np.random.SeedSequence):
         return None if seed is None else repr(seed)  # its entropy and spawn key
     if isinstance(seed, np.random.Generator):
@@ -148,8 +152,9 @@ def open_run(path: str | os.PathLike[str], bounds: Any, seed: Any, budget: int |
              options: dict[str, Any], fun: Any = None) -> tuple[EDAMCCStrategy, list[Failure], dict[str, Any]]:
     """The strategy of a run of ``fun`` checkpointed at ``path``, its failures and its fingerprint:
     the saved run if the file exists (``ValueError`` if it is another problem's), else a new one."""
+    seeded = seed_key(seed)  # before the strategy draws from a Generator seed
     strategy = EDAMCCStrategy(bounds=bounds, seed=seed, budget=budget, target=target, **options)
-    key = fingerprint(strategy, seed, fun)
+    key = fingerprint(strategy, seeded, fun)
     failures: list[Failure] = []
     if os.path.exists(path):
         strategy, failures = load(path, key)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import __version__
-from .benchmark_functions import cec2005_instance, get_function, list_functions
+from .benchmark_functions import CEC2005_DATA_FILES, cec2005_instance, get_function, list_functions
 from .checkpoint import check_path, open_run, read
 from .checks import is_int
 from .optimize import minimize
@@ -53,12 +53,12 @@ def _formatter(prog: str) -> argparse.HelpFormatter:
 
 
 def _theta(text: str) -> float | str:
-    if text == "auto":
+    if text in ("auto", "exact"):
         return text
     try:
         return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1] or 'auto'; got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], 'auto' or 'exact'; got {text!r}") from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -83,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("-M", "--population-size", type=int, default=None, metavar="M", help="M (default: see README)")
     solve.add_argument("--selection-ratio", type=float, default=None, metavar="TAU", help="tau (0.5; edamcc-adaptive 0.35)")
     solve.add_argument("--m-corr", type=int, default=None, metavar="K", help="rows for WI (default min(100, m))")
-    solve.add_argument("--theta", type=_theta, default=None, metavar="T", help="WI threshold or auto (paper 0.3)")
+    solve.add_argument("--theta", type=_theta, default=None, metavar="T", help="WI threshold, auto or exact (paper 0.3)")
     solve.add_argument("-c", "--capacity", dest="c", type=int, default=Settings.c, help="largest group c (default 20)")
     solve.add_argument("--repair", default=Settings.repair, metavar="R", help="clip (default), reflect or none")
     solve.add_argument("--partition", default=Settings.partition, metavar="P", help="SM groups: random (default) or learned")
@@ -121,6 +121,32 @@ def _check_output(option: str, path: str, parser: argparse.ArgumentParser, in_pl
         parser.error(str(exc))
 
 
+def _check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """The three output paths: each writable, no two the same file (one would overwrite the other:
+    the JSON the checkpoint, or the picture the JSON), and the picture's type known."""
+    given = [(option, path) for option, path in (("--json", args.json), ("--plot", args.plot), ("--checkpoint", args.checkpoint)) if path]
+    for option, path in given:
+        if option == "--checkpoint":
+            _check_output(option, path, parser, in_place=False)
+        else:
+            _check_output(option, path, parser)
+    for i, (option, path) in enumerate(given):
+        for other, other_path in given[:i]:
+            if os.path.realpath(path) == os.path.realpath(other_path):
+                parser.error(f"{option}: {path!r} is the file {other} writes too; give each output its own file")
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            parser.error("--plot needs matplotlib: pip install 'edamcc[plot]'")
+        from .structure_plot import check_plot_path
+
+        try:
+            check_plot_path(args.plot, "--plot")
+        except ValueError as exc:
+            parser.error(str(exc))
+
+
 def _first_rules(strategy: Any) -> Resolved:
     """The sizes a (resumed) run started with, before any restart doubled its population."""
     restarts = strategy.restarts
@@ -135,11 +161,14 @@ def _solve(args: argparse.Namespace) -> int:
         seed = check_seed(args.seed)
     except ValueError:
         parser.error(f"--seed: expected a non-negative integer; got {args.seed}")
+    _check_outputs(args, parser)  # before an instance is built (a rotation at large n takes seconds)
     try:
         data = {} if args.cec2005_data is None else cec2005_instance(args.function, args.dim, args.cec2005_data)
         if args.instance_seed < 0:
             parser.error(f"--instance-seed: expected a non-negative integer; got {args.instance_seed}")
         f = get_function(args.function, args.dim, seed=args.instance_seed, **data)
+        if args.cec2005_data is not None and f.name not in CEC2005_DATA_FILES:
+            parser.error(f"--cec2005-data: {f.name} has no CEC2005 data files (they exist for {', '.join(CEC2005_DATA_FILES)})")
         variant = get_variant(args.variant)
     except (ValueError, FileNotFoundError) as exc:
         parser.error(f"--cec2005-data: {exc}" if isinstance(exc, FileNotFoundError) else str(exc))
@@ -150,22 +179,8 @@ def _solve(args: argparse.Namespace) -> int:
         rules = settings.resolve(args.dim, budget)
     except ValueError as exc:
         parser.error(str(exc))
-    for option, path in (("--json", args.json), ("--plot", args.plot)):
-        if path:
-            _check_output(option, path, parser)
-    if args.checkpoint:
-        _check_output("--checkpoint", args.checkpoint, parser, in_place=False)
-    if args.plot:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            parser.error("--plot needs matplotlib: pip install 'edamcc[plot]'")
-        from .structure_plot import check_plot_path
-
-        try:
-            check_plot_path(args.plot, "--plot")
-        except ValueError as exc:
-            parser.error(str(exc))
+    if args.plot and not variant.identify_weak:
+        parser.error(f"--plot: variant {variant.name!r} does not run WI, so there is no structure to draw")
     options = dict(variant=variant, population_size=args.population_size, selection_ratio=args.selection_ratio, m_corr=args.m_corr,
                    theta=args.theta, c=args.c, repair=args.repair, partition=args.partition)  # fmt: skip
     resumed = None
@@ -177,12 +192,15 @@ def _solve(args: argparse.Namespace) -> int:
             resumed = open_run(args.checkpoint, f.bounds, seed, budget, None, options, f)[0]
         except ValueError as exc:
             parser.error(str(exc))
+    if args.plot and resumed is None and budget < rules.population_size:
+        parser.error(f"--plot: the budget, {budget}, is below one generation (M = {rules.population_size}): no structure to draw")
     drawn = seed is None
     if drawn:
         seed = int(np.random.SeedSequence().entropy % 2**32)
 
     print(f"EDA-MCC variant {variant.name!r} on {f.name} ({f.title}), n = {f.dimension}, seed = {seed}"
-          + (" (drawn: repeat the run with --seed {})".format(seed) if drawn else "")  # fmt: skip
+          + (" (drawn: repeat the run with --seed {})".format(seed) if drawn else "")
+          + ("" if args.cec2005_data is None else f"; the official CEC2005 data of {args.cec2005_data}")  # fmt: skip
           + ("" if resumed is None else f"; resuming {args.checkpoint} after {resumed.evaluations} evaluations"))
     if resumed is not None:  # the saved run's sizes (its M came from the budget of its first call)
         rules = _first_rules(resumed)
@@ -236,7 +254,8 @@ def _solve(args: argparse.Namespace) -> int:
     failed = False
     if args.json:
         payload = {
-            "function": f.name, "dimension": f.dimension, "instance_seed": args.instance_seed, "seed": seed,
+            "function": f.name, "dimension": f.dimension, "instance_seed": args.instance_seed,
+            "cec2005_data": args.cec2005_data, "instance_key": f.instance_key, "seed": seed,
             "seed_drawn": drawn, "variant": variant.name, "budget": budget, "population_size": population_size,
             "selection_ratio": rules.settings.selection_ratio, "m_corr": rules.m_corr, "theta": rules.theta, "c": args.c,
             "restarts": result.strategy.restarts,
@@ -257,9 +276,7 @@ def _solve(args: argparse.Namespace) -> int:
         else:
             print(f"wrote {args.json}")
     if args.plot:
-        if not variant.identify_weak:
-            print(f"no plot: variant {variant.name!r} does not run WI, so there is no structure to draw")
-        elif record is None or record.n_strong.size == 0:
+        if record is None or record.n_strong.size == 0:
             print("no plot: no generation finished within the budget")
         else:
             from .structure_plot import plot_structure

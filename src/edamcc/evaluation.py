@@ -140,33 +140,85 @@ def evaluate_batch(fun: Callable[[NDArray[np.float64]], Any], x: NDArray[np.floa
                    n_chunks: int, on_error: str) -> tuple[NDArray[np.float64], list[Failure], str | None]:
     """Evaluate a batch serially or as ``n_chunks`` chunks through ``mapper`` (one task per chunk).
 
-    The values, the failures, and None or, when the map's pool broke (a worker process died:
-    ``concurrent.futures.BrokenExecutor``), why the run must end: under ``"nan"`` the rows of
-    the chunk that raised it and of every later chunk fail with its text; under ``"raise"`` it
-    is an :class:`EvaluationError` naming that chunk's first row."""
-    broken = None
+    The values, the failures, and None or, when the workers broke (a process died and broke its
+    pool, ``concurrent.futures.BrokenExecutor``, or the map itself failed, e.g. Dask's
+    ``KilledWorker``), why the run must end: under ``"nan"`` the rows of every chunk whose result
+    was lost fail with its text; under ``"raise"`` it is an :class:`EvaluationError` naming the
+    first such chunk's first row. The ``map`` of a ``concurrent.futures`` executor (such as the
+    pool of ``workers=N``) runs as one submitted task per chunk, so the chunks that finished
+    before the pool broke keep their values; a plain map's results after the failure are lost.
+    ``fun``'s own errors follow ``on_error`` inside the task and are not a broken map."""
     if mapper is None or n_chunks <= 1:
         pairs = evaluate_rows(fun, x, on_error)
+        return np.array([v for v, _ in pairs], dtype=np.float64), _failures(x, pairs), None
+    chunks = [c for c in np.array_split(x, min(n_chunks, x.shape[0])) if c.shape[0]]
+    task = _ChunkTask(fun, on_error)
+    owner = getattr(mapper, "__self__", None)
+    if isinstance(owner, cf.Executor) and getattr(mapper, "__name__", None) == "map":
+        outcomes = _submitted(owner, task, chunks)
     else:
-        chunks = [c for c in np.array_split(x, min(n_chunks, x.shape[0])) if c.shape[0]]
-        pairs = []
-        results = None
-        for chunk in chunks:
-            try:
-                if results is None:  # a map may raise when called (a pool broken before) or while iterated
-                    results = iter(mapper(_ChunkTask(fun, on_error), chunks))
-                pairs.extend(next(results))
-            except cf.BrokenExecutor as exc:  # the pool lost a worker: nothing more runs on it
-                text = format_error(exc)
-                if on_error == "raise":
-                    raise EvaluationError(f"the worker pool broke while evaluating the chunk starting x={chunk[0].tolist()}: {text}",
-                                          chunk[0]) from exc  # fmt: skip
-                pairs.extend([(float("nan"), text)] * (x.shape[0] - len(pairs)))
-                broken = f"stopped: the worker pool broke ({text})"
-                break
-    values = np.array([v for v, _ in pairs], dtype=np.float64)
-    failures = [Failure(x[i].copy(), err) for i, (_, err) in enumerate(pairs) if err is not None]
-    return values, failures, broken
+        outcomes = _mapped(mapper, task, chunks)
+    pairs = []
+    broken = None
+    for chunk, outcome in zip(chunks, outcomes):
+        if isinstance(outcome, list):
+            pairs.extend(outcome)
+            continue
+        text = format_error(outcome)
+        if on_error == "raise":
+            raise EvaluationError(f"the worker pool broke while evaluating the chunk starting x={chunk[0].tolist()}: {text}",
+                                  chunk[0]) from outcome  # fmt: skip
+        pairs.extend([(float("nan"), text)] * chunk.shape[0])
+        broken = broken or f"stopped: the worker pool broke ({text})"
+    return np.array([v for v, _ in pairs], dtype=np.float64), _failures(x, pairs), broken
+
+
+def _failures(x: NDArray[np.float64], pairs: list[tuple[float, str | None]]) -> list[Failure]:
+    return [Failure(x[i].copy(), err) for i, (_, err) in enumerate(pairs) if err is not None]
+
+
+# What the chunk's task raises of its own: fun's error under "raise", and a value that is not a number
+_TASK_ERRORS = (EvaluationError, TypeError)
+
+
+def _chunk_pairs(item: Any) -> list[tuple[float, str | None]]:
+    """One chunk's result as the map returned it: the task's list of (value, error) pairs."""
+    if not isinstance(item, list):
+        raise TypeError(f"workers: the map returned a {type(item).__name__} for a chunk, not its values; pass a map that "
+                        "returns the results, such as an executor's map (Dask: client.get_executor().map, not client.map)")
+    return item
+
+
+def _submitted(executor: cf.Executor, task: _ChunkTask, chunks: list[NDArray[np.float64]]) -> list[Any]:
+    """Each chunk's pairs, or the exception that lost them, from one submitted task per chunk."""
+    outcomes: list[Any] = []
+    try:
+        futures = [executor.submit(task, chunk) for chunk in chunks]
+    except _TASK_ERRORS:
+        raise
+    except Exception as exc:  # a pool broken before, or shut down
+        return [exc] * len(chunks)
+    for future in futures:
+        try:
+            outcomes.append(future.result())
+        except _TASK_ERRORS:
+            raise
+        except Exception as exc:  # BrokenProcessPool, a lost worker
+            outcomes.append(exc)
+    return outcomes
+
+
+def _mapped(mapper: Callable[..., Any], task: _ChunkTask, chunks: list[NDArray[np.float64]]) -> list[Any]:
+    """Each chunk's pairs from a map-like in order; from the first failure of the map on, its exception."""
+    outcomes: list[Any] = []
+    try:
+        for item in mapper(task, chunks):  # a map may raise when called (a pool broken before) or while iterated
+            outcomes.append(_chunk_pairs(item))
+    except _TASK_ERRORS:
+        raise
+    except Exception as exc:
+        outcomes.extend([exc] * (len(chunks) - len(outcomes)))
+    return outcomes
 
 
 class _ChunkTask:

@@ -133,8 +133,8 @@ def minimize(
         raise ValueError("executor: use either executor= or workers=/vectorized=, not both")
     if vectorized and workers is not None:  # one call takes the whole batch: nothing to split
         raise ValueError("workers: a vectorized fun takes each generation in one call; use either workers= or vectorized=True, not both")
-    if is_int(workers) and workers != 1:  # a process pool: fun travels pickled
-        check_picklable(fun, workers)
+    if (is_int(workers) and workers != 1) or isinstance(getattr(workers, "__self__", None), ProcessPoolExecutor):
+        check_picklable(fun, workers)  # a process pool: fun travels pickled
     for name, value in (("timeout", timeout), ("max_in_flight", max_in_flight)):
         if executor is None and value is not None:
             raise ValueError(f"{name}: applies to steady-state evaluation only; pass executor= too, or leave {name}=None")

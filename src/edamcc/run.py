@@ -91,4 +91,4 @@ class Run:
     def stop_reason(self, *, evaluations: int, budget: int | None, best_f: float, target: float | None) -> str | None:
         """The first stopping criterion of :mod:`edamcc.stopping` that holds for this run, or None."""
         return self.progress.reason(evaluations=evaluations, budget=budget, best_f=best_f, target=target,
-                                    max_std=self.model.max_std, window=self.window)  # fmt: skip
+                                    max_std=self.model.max_std, window=self.window, widest=float(np.max(self.upper - self.lower)))  # fmt: skip

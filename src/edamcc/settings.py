@@ -21,7 +21,7 @@ import numpy as np
 from .bounds import REPAIR_METHODS
 from .checks import check_dimension, is_int, is_real
 from .variants import SCALES, VARIANTS, Variant, get_variant
-from .wi_threshold import resolve_theta
+from .wi_threshold import RULES as THETA_RULES, resolve_theta
 
 # Section IV-A, "Common Parameter Settings": M is one of 200, 500, 1000, 2000, tau = 0.5.
 PAPER_POPULATION_SIZE = 200
@@ -127,11 +127,12 @@ def check_count(value: Any, name: str) -> int:
 
 
 def check_target(target: Any) -> float | None:
-    """A target value: a number (not NaN) or None."""
+    """A target value: a finite number or None (+inf would count as reached before any
+    evaluation, -inf never: None is the run without a target)."""
     if target is None:
         return None
-    if not is_real(target) or np.isnan(target):
-        raise ValueError(f"target: expected a number or None; got {target!r}")
+    if not is_real(target) or not np.isfinite(target):
+        raise ValueError(f"target: expected a finite number or None; got {target!r}")
     return float(target)
 
 
@@ -153,8 +154,9 @@ class Settings:
         m_corr: rows drawn from the m selected for WI's correlations, 2 <= m_corr <= m
             (Fig. 6, step 2). None: ``min(100, m)`` (paper 100).
         theta: WI's threshold in [0, 1] (Eq. (3); paper 0.3), or ``"auto"`` for the threshold
-            calibrated to the correlations' noise (:mod:`edamcc.wi_threshold`). None: 0.3 for
-            the paper's variants, ``"auto"`` for the self-adaptive ones.
+            calibrated to the correlations' noise by Fisher's z, or ``"exact"`` for the one from
+            their exact null law (:mod:`edamcc.wi_threshold`). None: 0.3 for the paper's
+            variants, ``"auto"`` for the self-adaptive ones.
         c: subspace capacity, the largest SM group (Fig. 4); at least 1, or 2 for the
             greedy-clustering variant (Fig. 11). Paper: 20 at 50/100D, 100 at 500D.
         variant: one of :data:`edamcc.VARIANTS` or a :class:`~edamcc.Variant`; default
@@ -195,9 +197,9 @@ class Settings:
             object.__setattr__(self, "m_corr", int(self.m_corr))
         if self.theta is None:
             object.__setattr__(self, "theta", "auto" if variant.adaptive else DEFAULT_THETA)
-        elif self.theta != "auto":
+        elif not (isinstance(self.theta, str) and self.theta in THETA_RULES):
             if not is_real(self.theta) or not 0.0 <= self.theta <= 1.0:
-                raise ValueError(f"theta: expected a number in [0, 1] or 'auto'; got {self.theta!r}")
+                raise ValueError(f"theta: expected a number in [0, 1], 'auto' or 'exact'; got {self.theta!r}")
             object.__setattr__(self, "theta", float(self.theta))
         min_c = 2 if variant.grouping == "greedy" else 1
         if not is_int(self.c) or self.c < min_c:
@@ -268,15 +270,15 @@ class Resolved:
     population_size: int
     n_selected: int
     m_corr: int
-    theta: float  # a number, also for theta="auto"
+    theta: float  # a number, also for theta="auto" or "exact"
 
     def theta_for(self, rows: int) -> float:
         """WI's threshold for a generation with ``rows`` selected rows: ``theta``, or with
-        ``theta="auto"`` and fewer rows than m_corr (failed evaluations) the threshold for the
-        rows WI can use (1 from 3 rows down: too few rows for any correlation to mean something)."""
-        if self.settings.theta != "auto" or rows >= self.m_corr:
+        ``theta="auto"`` or ``"exact"`` and fewer rows than m_corr (failed evaluations) the
+        threshold for the rows WI can use (1 from 3 rows down: too few rows for any correlation to mean something)."""
+        if not isinstance(self.settings.theta, str) or rows >= self.m_corr:
             return self.theta
-        return resolve_theta("auto", self.dimension, rows)
+        return resolve_theta(self.settings.theta, self.dimension, rows)
 
     @property
     def c(self) -> int:

@@ -5,6 +5,10 @@ In the order they are checked:
 * **budget**: the evaluations told reach the budget;
 * **target**: the best value is at most the target;
 * **collapsed model**: every standard deviation of the model is 0;
+* **diverged model** (pycma's ``tolupsigma``, 1e20): a standard deviation is not finite or
+  exceeds ``DIVERGED`` = 1e20 times the box's widest variable. Only a run without repair
+  (``repair="none"``) can get there, on an objective that decreases without bound; it stops
+  before the model's draws overflow to inf or NaN;
 * **no progress** (after pycma's ``tolfun``, with tolerance ``TOL_FUN`` = 0): over the last
   ``10 + ceil(30 n / M)`` generations the best value did not change at all, and every finite
   value of the last generation was the same. The tolerance is exactly zero because any
@@ -28,6 +32,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 TOL_FUN = 0.0
+DIVERGED = 1e20
+DIVERGED_REASON = "the model diverged"
 FLAT_GENERATIONS = 10
 
 
@@ -55,11 +61,13 @@ def stop_reason(
     best_history: Sequence[float],
     spreads: Sequence[float],
     window: int,
+    widest: float = math.inf,
 ) -> str | None:
     """The first criterion that holds, as a sentence, or None.
 
     ``best_history[g]`` is the best value after the g-th closed generation and ``spreads[g]``
     the range (max - min) of that generation's finite values (NaN if it had fewer than two).
+    ``widest``: the box's widest variable, the scale of the diverged-model test.
     """
     if budget is not None and evaluations >= budget:
         return f"budget of {budget} evaluations spent"
@@ -67,6 +75,9 @@ def stop_reason(
         return f"target {target} reached"
     if max_std == 0.0:
         return "the model has collapsed to a point (every standard deviation is 0)"
+    if not max_std <= DIVERGED * widest:  # NaN too
+        return (f"{DIVERGED_REASON}: a standard deviation ({max_std:.3g}) is beyond {DIVERGED:g} times the box's widest "
+                "variable (without repair, the objective may decrease without bound)")
     if math.isfinite(best_f) and no_progress(best_history, spreads, window, TOL_FUN):
         return (
             f"no progress: the best value did not change in {window} generations "
@@ -89,9 +100,11 @@ class Progress:
     def add(self, best_f: float, values: NDArray[np.float64]) -> None:
         finite = values[np.isfinite(values)]
         self.best.append(float(best_f))
-        self.spreads.append(float(np.ptp(finite)) if finite.size >= 2 else math.nan)  # one value has no spread
+        # one value has no spread; in Python floats, values from -1.7e308 to 1.7e308 span inf, not an overflow warning
+        self.spreads.append(float(finite.max()) - float(finite.min()) if finite.size >= 2 else math.nan)
 
-    def reason(self, *, evaluations: int, budget: int | None, best_f: float, target: float | None, max_std: float, window: int) -> str | None:
+    def reason(self, *, evaluations: int, budget: int | None, best_f: float, target: float | None, max_std: float, window: int,
+               widest: float = math.inf) -> str | None:
         """:func:`stop_reason` on this history."""
         return stop_reason(evaluations=evaluations, budget=budget, best_f=best_f, target=target, max_std=max_std,
-                           best_history=self.best, spreads=self.spreads, window=window)  # fmt: skip
+                           best_history=self.best, spreads=self.spreads, window=window, widest=widest)  # fmt: skip

@@ -28,6 +28,7 @@ from .generation import FittedGeneration
 from .ledger import Ledger, as_batch
 from .restarts import MAX_RESTARTS, next_population_size
 from .run import Run
+from .stopping import DIVERGED_REASON
 from .settings import DEFAULT_VARIANT, Settings, check_budget, check_seed, check_target
 from .structure_record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord, check_every
 from .variants import Variant
@@ -318,8 +319,8 @@ class EDAMCCStrategy:
         """Why :meth:`should_stop` is true, or None (:mod:`edamcc.stopping`); the self-adaptive
         variant restarts instead (:mod:`edamcc.restarts`) until its restarts run out."""
         reason = self._run.stop_reason(evaluations=self._nfev, budget=self._budget, best_f=self._best_f, target=self._target)
-        if self._run.adaptation is None or (reason is not None and reason.startswith(("budget", "target"))):
-            return reason
+        if self._run.adaptation is None or (reason is not None and reason.startswith(("budget", "target", DIVERGED_REASON))):
+            return reason  # a restart would diverge again
         return self._stuck  # a stuck run restarts instead, and stops once MAX_RESTARTS restarts are used
 
     # ------------------------------------------------------------------ the generation (Fig. 6)
