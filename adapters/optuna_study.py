@@ -85,17 +85,15 @@ class StudyCache:
     def relative_space(self) -> dict[str, BaseDistribution]:
         """The modelled parameters of the current space, with their transform to a box (built
         once per space). A parameter whose width in the box fails the strategy's check (it must
-        lie in [1e-75, 1e75] and be at least 1e-9 of the bounds' magnitude; a log-scale one's
-        logarithm's) is left to independent sampling,
+        lie in [1e-75, 1e75]; a log-scale one's logarithm's) is left to independent sampling,
         with a warning naming it, as Optuna's samplers do with what they cannot model."""
         if self.relative is None:
             relative = numeric_space(self.space)
             bad = [name for name, bounds in zip(relative, box_transform(relative).bounds) if not _holds(bounds)] if relative else []
             if bad:
                 warnings.warn(f"EDAMCCSampler: parameters {bad} span a range the model cannot hold (a width in the sampler's box, "
-                              "the logarithm's for a log scale, must lie in [1e-75, 1e75] and be at least 1e-9 of the bounds' "
-                              "magnitude): they are sampled independently; rescale or shift them to have them modelled",
-                              UserWarning, stacklevel=2)  # fmt: skip
+                              "the logarithm's for a log scale, must lie in [1e-75, 1e75]): they are sampled independently; "
+                              "rescale them to have them modelled", UserWarning, stacklevel=2)  # fmt: skip
                 relative = {k: d for k, d in relative.items() if k not in bad}
             self.relative, self.transform = relative, box_transform(relative) if relative else None
             self.signature = tuple((k, repr(d)) for k, d in relative.items())

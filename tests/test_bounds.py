@@ -24,13 +24,6 @@ def test_bad_bounds_name_the_argument(given, dim, message):
         parse_bounds(given, dim)
 
 
-def test_a_box_too_narrow_for_its_magnitude_is_refused_before_a_run_that_could_not_stop():
-    parse_bounds([(1e10, 1e10 + 1e2), (-1e-70, 1e-70), (1.0, 1.0 + 1e-9)])  # enough doubles in each
-    for bounds in ([(1e10, 1e10 + 1e-5)], [(1.0, 1.0 + 1e-12)], [(-3.0, -3.0 + 1e-10)]):
-        with pytest.raises(ValueError, match=r"^bounds: every width high - low must be at least 1e-09 of the bounds' magnitude.*variables \[0\]"):
-            parse_bounds(bounds)
-
-
 def test_bools_strings_and_overflowing_bounds_are_refused_not_read_as_numbers():
     from decimal import Decimal
     from fractions import Fraction
@@ -44,6 +37,11 @@ def test_bools_strings_and_overflowing_bounds_are_refused_not_read_as_numbers():
     assert lo.tolist() == [-0.5, -1.0] and hi.tolist() == [0.5, 2.0**53]
     with pytest.raises(TypeError, match=r"^bounds: expected"):  # not a numbers.Real, as in the package's checks
         parse_bounds([(Decimal("-1"), 1.0)])
+    for lb, ub in ((np.array(["0", "0"]), np.array(["1", "1"])), (np.array([False, False]), np.array([True, True]))):  # scipy's Bounds too
+        with pytest.raises(TypeError, match=r"^bounds: expected a scipy.optimize.Bounds with real lb and ub.*not bools or strings"):
+            parse_bounds(Bounds(lb, ub))
+    lo, hi = parse_bounds([(np.array(-1.0), np.array(1))] * 2)  # 0-d arrays stand for their numbers
+    assert lo.tolist() == [-1.0, -1.0] and hi.tolist() == [1.0, 1.0]
 
 
 def test_clip_reflect_and_none():

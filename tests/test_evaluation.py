@@ -207,22 +207,71 @@ def test_an_executors_map_keeps_the_chunks_that_finished_before_its_pool_broke()
         evaluate_batch(sphere, x, pool.map, 3, "raise")
 
 
-def test_a_map_that_fails_otherwise_ends_the_run_and_one_that_returns_futures_is_named():
-    class KilledWorker(Exception):  # as Dask's scheduler raises for a task whose worker died
+class _LosesAWorker(ThreadPoolExecutor):
+    """An executor whose second task fails in the executor itself, as Dask's KilledWorker does."""
+
+    class KilledWorker(Exception):
         pass
 
-    def loses_a_worker(task, chunks):
-        yield task(chunks[0])
-        raise KilledWorker("task on 1 worker, all died")
+    def __init__(self, error=None):
+        super().__init__(max_workers=1)
+        self.error = error or self.KilledWorker("task on 1 worker, all died")
+        self.submitted = 0
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.submitted += 1
+        if self.submitted == 2:
+            from concurrent.futures import Future
+
+            lost = Future()
+            lost.set_exception(self.error)
+            return lost
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_a_task_lost_in_an_executor_fails_its_chunk_and_a_plain_maps_own_errors_are_raised_as_they_are():
+    import pickle
 
     x = np.arange(20.0).reshape(10, 2)
-    values, failures, broken = evaluate_batch(sphere, x, loses_a_worker, 3, "nan")
-    assert np.isfinite(values[:4]).all() and len(failures) == 6
+    with _LosesAWorker() as pool:
+        values, failures, broken = evaluate_batch(sphere, x, pool.map, 3, "nan")
+    assert np.isfinite(values[:4]).all() and np.isnan(values[4:7]).all() and np.isfinite(values[7:]).all() and len(failures) == 3
     assert broken == "stopped: the worker pool broke (KilledWorker: task on 1 worker, all died)"
-    with pytest.raises(EvaluationError, match="the worker pool broke"):
-        evaluate_batch(sphere, x, loses_a_worker, 3, "raise")
+    with _LosesAWorker() as pool, pytest.raises(EvaluationError, match="the worker pool broke"):
+        evaluate_batch(sphere, x, pool.map, 3, "raise")
+    with _LosesAWorker(pickle.PicklingError("cannot pickle fun")) as pool, pytest.raises(pickle.PicklingError):
+        evaluate_batch(sphere, x, pool.map, 3, "nan")  # a usage error, not a dead worker
+
+    def buggy_map(task, chunks):  # a bug of the user's own map is theirs to see, under either policy
+        yield task(chunks[0])
+        raise ValueError("my map's bug")
+
+    with pytest.raises(ValueError, match="my map's bug"):
+        evaluate_batch(sphere, x, buggy_map, 3, "nan")
+    with ThreadPoolExecutor(1) as shut:
+        pass
+    with pytest.raises(RuntimeError, match="shutdown"):  # an executor shut down before: raised, not a broken pool
+        evaluate_batch(sphere, x, shut.map, 3, "nan")
     with pytest.raises(TypeError, match=r"^workers: the map returned a object for a chunk, not its values"):
         evaluate_batch(sphere, x, lambda task, chunks: [object() for _ in chunks], 3, "nan")
+    with pytest.raises(ValueError, match=r"^workers: the map returned 2 results for 3 chunks"):
+        evaluate_batch(sphere, x, lambda task, chunks: [task(c) for c in chunks[:2]], 3, "nan")
     # fun's own errors are not a broken map: they follow on_error inside the task
     values, failures, broken = evaluate_batch(flaky, np.full((4, 2), 0.95), lambda t, c: map(t, c), 2, "nan")
     assert broken is None and len(failures) == 4
+
+
+def test_when_a_chunk_raises_the_chunks_not_started_are_cancelled_as_executor_map_does():
+    calls = []
+
+    def first_raises(x):  # slow enough that the driver cancels while the next chunk runs
+        import time
+
+        calls.append(1)
+        time.sleep(0.2)
+        raise RuntimeError("simulator diverged")
+
+    x = np.arange(20.0).reshape(10, 2)
+    with ThreadPoolExecutor(1) as pool, pytest.raises(EvaluationError, match="simulator diverged"):
+        evaluate_batch(first_raises, x, pool.map, 3, "raise")
+    assert len(calls) <= 2  # the first chunk's first row, and at most the chunk already running beside it

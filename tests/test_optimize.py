@@ -129,9 +129,14 @@ def test_a_process_pool_refuses_an_unpicklable_fun_before_any_evaluation():
     assert calls == []
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(2) as pool:  # its map, too (a raw PicklingError came from the pool before)
-        with pytest.raises(TypeError, match=r"fun: workers=<bound method .*map.* sends it to worker processes.*module level"):
-            minimize(local, [(-1, 1)] * 2, budget=20, population_size=10, workers=pool.map)
+    import functools
+    import multiprocessing
+
+    with ProcessPoolExecutor(2) as pool, multiprocessing.get_context("fork").Pool(2) as mp_pool:
+        # their maps, also in a partial (a raw PicklingError came from the pool before)
+        for workers in (pool.map, functools.partial(pool.map, chunksize=1), mp_pool.map):
+            with pytest.raises(TypeError, match=r"fun: workers=.*map.* sends it to worker processes.*module level"):
+                minimize(local, [(-1, 1)] * 2, budget=20, population_size=10, workers=workers)
     assert calls == []
 
 
@@ -165,28 +170,37 @@ def test_options_that_need_another_are_refused_before_the_run():
 LOST_BOX = [(-1.0, 1.0)] * 3
 
 
-def _first_row():
+def _first_generation():
     from edamcc import EDAMCCStrategy
 
-    return EDAMCCStrategy(bounds=LOST_BOX, seed=1, population_size=10, budget=40).ask()[0]
+    return EDAMCCStrategy(bounds=LOST_BOX, seed=1, population_size=10, budget=40).ask()
 
 
-FIRST_ROW = _first_row()
+FIRST_GENERATION = _first_generation()  # two chunks of 5 rows with workers=2
+OTHER_CHUNK_DONE = {"marker": None}  # a file the other chunk's last row writes; set by the test before the pool forks
 
 
-def dies_on_the_first_row_late(x):  # the other worker's chunk has finished when this one dies
-    if np.array_equal(x, FIRST_ROW):
-        import time
+def dies_after_the_other_chunk(x):  # the first row's worker dies once the other worker's chunk has finished
+    import time
 
-        time.sleep(1.0)
+    marker = OTHER_CHUNK_DONE["marker"]
+    if np.array_equal(x, FIRST_GENERATION[-1]):
+        open(marker, "w").close()
+    if np.array_equal(x, FIRST_GENERATION[0]):
+        for _ in range(600):  # at most a minute on a loaded machine
+            if os.path.exists(marker):
+                break
+            time.sleep(0.1)
+        time.sleep(0.2)  # its value is on its way back
         os._exit(1)
     return float(np.sum(x**2))
 
 
-def test_a_dead_worker_fails_its_own_chunk_only_and_the_finished_chunk_is_kept():
-    res = minimize(dies_on_the_first_row_late, LOST_BOX, budget=40, seed=1, population_size=10, workers=2, on_error="nan")
+def test_a_dead_worker_fails_its_own_chunk_only_and_the_finished_chunk_is_kept(tmp_path):
+    OTHER_CHUNK_DONE["marker"] = str(tmp_path / "other-chunk-done")
+    res = minimize(dies_after_the_other_chunk, LOST_BOX, budget=40, seed=1, population_size=10, workers=2, on_error="nan")
     assert res.message.startswith("stopped: the worker pool broke (BrokenProcessPool") and res.nfev == 10
-    assert len(res.failures) == 5 and np.array_equal(res.failures[0].x, FIRST_ROW)  # the first chunk, 5 of 10 rows
+    assert len(res.failures) == 5 and np.array_equal(res.failures[0].x, FIRST_GENERATION[0])  # the first chunk, 5 of 10 rows
     assert np.isfinite(res.fun)  # the other chunk's values were told, not failed as NaN
 
 

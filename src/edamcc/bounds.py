@@ -23,10 +23,27 @@ REPAIR_METHODS = ("clip", "reflect", "none")
 # shrinks 1e12-fold before a restart (with widths of 1e-150 and 1e150 in one box, the first
 # shape underflowed and the default asked NaN points)
 MIN_WIDTH, MAX_WIDTH = 1e-75, 1e75
-# A width against the bounds' magnitude: [1e10, 1e10 + 1e-5] holds about 5 doubles per variable,
-# and a model that shrinks 1e12-fold before a restart cannot tell its samples apart (runs without
-# a budget never stopped); at 1e-9 a variable still holds millions of doubles
-MIN_RELATIVE_WIDTH = 1e-9
+
+
+def _reals(value: Any, expected: str) -> NDArray[np.float64]:
+    """``value`` as floats, each element a real number as in :mod:`edamcc.checks` (not a bool or a
+    string, which float() would read; a list mixing bools and floats would become floats)."""
+    try:
+        raw = value if isinstance(value, np.ndarray) else np.asarray(value, dtype=object)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(expected) from exc
+    if raw.dtype.kind == "O":  # a 0-d array element stands for its number
+        raw = np.asarray([v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in raw.flat], dtype=object).reshape(raw.shape)
+    kinds = {raw.dtype.type} if raw.dtype.kind in "iufbUS" else set(map(type, raw.flat))
+    if not all(issubclass(k, numbers.Real) and not issubclass(k, (bool, np.bool_)) for k in kinds):
+        text = any(issubclass(k, (str, bytes, bool, np.bool_, np.str_, np.bytes_)) for k in kinds)
+        raise TypeError(expected + (" (bounds are numbers, not bools or strings)" if text else ""))
+    try:
+        return raw.astype(float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(expected) from exc
+    except OverflowError as exc:
+        raise ValueError(f"bounds: a bound is too large for a float (about 1.8e308 at most); got {value!r}") from exc
 
 
 def parse_bounds(bounds: Any, dimension: int | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -41,27 +58,14 @@ def parse_bounds(bounds: Any, dimension: int | None = None) -> tuple[NDArray[np.
     lower: Any
     upper: Any
     if hasattr(bounds, "lb") and hasattr(bounds, "ub"):
-        lower, upper = bounds.lb, bounds.ub
+        lower, upper = (_reals(side, f"bounds: expected a scipy.optimize.Bounds with real lb and ub; got {bounds!r}")
+                        for side in (bounds.lb, bounds.ub))  # fmt: skip
         if dimension is not None and np.size(lower) == 1 and np.size(upper) == 1:  # Bounds(-1, 2): scalars
             lower, upper = np.asarray(lower, dtype=float).ravel()[0], np.asarray(upper, dtype=float).ravel()[0]
     else:
         expected = ("bounds: expected a scipy.optimize.Bounds, a sequence of (low, high) pairs or a "
                     f"(low, high) pair of scalars; got {bounds!r}")  # fmt: skip
-        try:  # each bound as given (a list mixing bools and floats would become floats)
-            raw = bounds if isinstance(bounds, np.ndarray) else np.asarray(bounds, dtype=object)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(expected) from exc
-        # numbers only, as in checks: not bools or strings, which float() would read
-        kinds = {raw.dtype.type} if raw.dtype.kind in "iufb" else set(map(type, raw.flat))
-        if not all(issubclass(k, numbers.Real) and not issubclass(k, (bool, np.bool_)) for k in kinds):
-            text = any(issubclass(k, (str, bytes, bool, np.bool_, np.str_)) for k in kinds)
-            raise TypeError(expected + (" (bounds are numbers, not bools or strings)" if text else ""))
-        try:
-            arr = raw.astype(float)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(expected) from exc
-        except OverflowError as exc:
-            raise ValueError(f"bounds: a bound is too large for a float (about 1.8e308 at most); got {bounds!r}") from exc
+        arr = _reals(bounds, expected)
         if arr.ndim == 1 and arr.shape == (2,):
             lower, upper = arr[0], arr[1]
         elif arr.ndim == 2 and arr.shape[1] == 2 and arr.shape[0] >= 1:
@@ -111,14 +115,6 @@ def parse_bounds(bounds: Any, dimension: int | None = None) -> tuple[NDArray[np.
             f"bounds: every width high - low must be between {MIN_WIDTH:g} and {MAX_WIDTH:g} (the model's variances are "
             f"squared widths, which with their ratios would overflow or underflow); variables {bad[:10].tolist()} have widths outside it "
             f"(first: {width[bad[0]]:g}): rescale them"
-        )
-    magnitude = np.maximum(np.abs(lower), np.abs(upper))
-    if np.any(width < MIN_RELATIVE_WIDTH * magnitude):
-        bad = np.flatnonzero(width < MIN_RELATIVE_WIDTH * magnitude)
-        raise ValueError(
-            f"bounds: every width high - low must be at least {MIN_RELATIVE_WIDTH:g} of the bounds' magnitude (fewer "
-            f"doubles lie between them than the model resolves before it restarts); variables {bad[:10].tolist()} are "
-            f"narrower (first: low={lower[bad[0]]!r}, high={upper[bad[0]]!r}): shift them, e.g. to x - low"
         )
     return lower, upper
 

@@ -140,14 +140,16 @@ def evaluate_batch(fun: Callable[[NDArray[np.float64]], Any], x: NDArray[np.floa
                    n_chunks: int, on_error: str) -> tuple[NDArray[np.float64], list[Failure], str | None]:
     """Evaluate a batch serially or as ``n_chunks`` chunks through ``mapper`` (one task per chunk).
 
-    The values, the failures, and None or, when the workers broke (a process died and broke its
-    pool, ``concurrent.futures.BrokenExecutor``, or the map itself failed, e.g. Dask's
-    ``KilledWorker``), why the run must end: under ``"nan"`` the rows of every chunk whose result
-    was lost fail with its text; under ``"raise"`` it is an :class:`EvaluationError` naming the
-    first such chunk's first row. The ``map`` of a ``concurrent.futures`` executor (such as the
-    pool of ``workers=N``) runs as one submitted task per chunk, so the chunks that finished
-    before the pool broke keep their values; a plain map's results after the failure are lost.
-    ``fun``'s own errors follow ``on_error`` inside the task and are not a broken map."""
+    The values, the failures, and None or, when the workers broke, why the run must end: under
+    ``"nan"`` the rows of every chunk whose result was lost fail with the error's text; under
+    ``"raise"`` it is an :class:`EvaluationError` naming the first such chunk's first row. The
+    workers broke when a process died and broke its pool (``concurrent.futures.BrokenExecutor``)
+    or, for the ``map`` of a ``concurrent.futures`` executor (the pool of ``workers=N``, Dask's
+    ``client.get_executor()``), when a chunk's task failed in the executor itself (Dask's
+    ``KilledWorker``). Such a map runs as one submitted task per chunk, so the chunks that finished
+    before the pool broke keep their values; a plain map's results after the break are lost.
+    ``fun``'s own errors follow ``on_error`` inside the task; anything else (a pickling error, an
+    executor shut down, a map's own bug) is raised as it is."""
     if mapper is None or n_chunks <= 1:
         pairs = evaluate_rows(fun, x, on_error)
         return np.array([v for v, _ in pairs], dtype=np.float64), _failures(x, pairs), None
@@ -177,8 +179,9 @@ def _failures(x: NDArray[np.float64], pairs: list[tuple[float, str | None]]) -> 
     return [Failure(x[i].copy(), err) for i, (_, err) in enumerate(pairs) if err is not None]
 
 
-# What the chunk's task raises of its own: fun's error under "raise", and a value that is not a number
-_TASK_ERRORS = (EvaluationError, TypeError)
+# Raised as they are, never read as a broken pool: fun's error under "raise", a value that is
+# not a number (the chunk's task), and fun or a row that cannot travel to a worker process
+_RAISED = (EvaluationError, TypeError, pickle.PicklingError)
 
 
 def _chunk_pairs(item: Any) -> list[tuple[float, str | None]]:
@@ -190,34 +193,39 @@ def _chunk_pairs(item: Any) -> list[tuple[float, str | None]]:
 
 
 def _submitted(executor: cf.Executor, task: _ChunkTask, chunks: list[NDArray[np.float64]]) -> list[Any]:
-    """Each chunk's pairs, or the exception that lost them, from one submitted task per chunk."""
-    outcomes: list[Any] = []
+    """Each chunk's pairs, or the exception that lost them, from one submitted task per chunk.
+    A task that fails in the executor (a dead worker) loses its chunk; the others are read on.
+    When this raises, the chunks not started yet are cancelled, as ``Executor.map`` does."""
+    futures: list[cf.Future[Any]] = []
     try:
-        futures = [executor.submit(task, chunk) for chunk in chunks]
-    except _TASK_ERRORS:
-        raise
-    except Exception as exc:  # a pool broken before, or shut down
-        return [exc] * len(chunks)
-    for future in futures:
         try:
-            outcomes.append(future.result())
-        except _TASK_ERRORS:
-            raise
-        except Exception as exc:  # BrokenProcessPool, a lost worker
-            outcomes.append(exc)
-    return outcomes
+            futures = [executor.submit(task, chunk) for chunk in chunks]
+        except cf.BrokenExecutor as exc:  # a pool broken by an earlier run
+            return [exc] * len(chunks)
+        outcomes: list[Any] = []
+        for future in futures:
+            try:
+                outcomes.append(future.result())
+            except _RAISED:
+                raise
+            except Exception as exc:  # BrokenProcessPool, Dask's KilledWorker: the task's worker was lost
+                outcomes.append(exc)
+        return outcomes
+    finally:
+        for future in futures:
+            future.cancel()  # no-op for the finished ones
 
 
 def _mapped(mapper: Callable[..., Any], task: _ChunkTask, chunks: list[NDArray[np.float64]]) -> list[Any]:
-    """Each chunk's pairs from a map-like in order; from the first failure of the map on, its exception."""
+    """Each chunk's pairs from a map-like in order; from a broken pool on, its exception."""
     outcomes: list[Any] = []
     try:
         for item in mapper(task, chunks):  # a map may raise when called (a pool broken before) or while iterated
             outcomes.append(_chunk_pairs(item))
-    except _TASK_ERRORS:
-        raise
-    except Exception as exc:
+    except cf.BrokenExecutor as exc:
         outcomes.extend([exc] * (len(chunks) - len(outcomes)))
+    if len(outcomes) != len(chunks):
+        raise ValueError(f"workers: the map returned {len(outcomes)} results for {len(chunks)} chunks; expected one per chunk, in order")
     return outcomes
 
 

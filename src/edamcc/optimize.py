@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import multiprocessing.pool
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -133,7 +135,7 @@ def minimize(
         raise ValueError("executor: use either executor= or workers=/vectorized=, not both")
     if vectorized and workers is not None:  # one call takes the whole batch: nothing to split
         raise ValueError("workers: a vectorized fun takes each generation in one call; use either workers= or vectorized=True, not both")
-    if (is_int(workers) and workers != 1) or isinstance(getattr(workers, "__self__", None), ProcessPoolExecutor):
+    if (is_int(workers) and workers != 1) or _process_pool_map(workers):
         check_picklable(fun, workers)  # a process pool: fun travels pickled
     for name, value in (("timeout", timeout), ("max_in_flight", max_in_flight)):
         if executor is None and value is not None:
@@ -194,6 +196,14 @@ def minimize(
         structure=es.structure,
         strategy=es,
     )
+
+
+def _process_pool_map(workers: Any) -> bool:
+    """Whether ``workers`` is the map of a process pool (``concurrent.futures`` or
+    ``multiprocessing``), also inside ``functools.partial``: it sends ``fun`` to other processes."""
+    while isinstance(workers, functools.partial):
+        workers = workers.func
+    return isinstance(getattr(workers, "__self__", None), (ProcessPoolExecutor, multiprocessing.pool.Pool))
 
 
 def check_workers(workers: Any) -> None:
