@@ -9,6 +9,7 @@ default, ``"reflect"`` as the alternative).
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,25 +26,37 @@ REPAIR_METHODS = ("clip", "reflect", "none")
 MIN_WIDTH, MAX_WIDTH = 1e-75, 1e75
 
 
-def _reals(value: Any, expected: str) -> NDArray[np.float64]:
-    """``value`` as floats, each element a real number as in :mod:`edamcc.checks` (not a bool or a
-    string, which float() would read; a list mixing bools and floats would become floats)."""
+def _reals(value: Any, bounds: Any) -> NDArray[np.float64]:
+    """``value`` (``bounds`` or one side of it) as floats, each element a real number as in
+    :mod:`edamcc.checks` (not a bool or a string, which float() would read; a list mixing bools and
+    floats would become floats)."""
+    expected = _expected(bounds)
     try:
         raw = value if isinstance(value, np.ndarray) else np.asarray(value, dtype=object)
     except (TypeError, ValueError) as exc:
-        raise TypeError(expected) from exc
+        raise TypeError(expected()) from exc
     if raw.dtype.kind == "O":  # a 0-d array element stands for its number
-        raw = np.asarray([v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in raw.flat], dtype=object).reshape(raw.shape)
+        items = [v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in raw.flat]
+        raw = np.asarray(items, dtype=object).reshape(raw.shape)
     kinds = {raw.dtype.type} if raw.dtype.kind in "iufbUS" else set(map(type, raw.flat))
     if not all(issubclass(k, numbers.Real) and not issubclass(k, (bool, np.bool_)) for k in kinds):
         text = any(issubclass(k, (str, bytes, bool, np.bool_, np.str_, np.bytes_)) for k in kinds)
-        raise TypeError(expected + (" (bounds are numbers, not bools or strings)" if text else ""))
+        raise TypeError(expected() + (" (bounds are numbers, not bools or strings)" if text else ""))
     try:
         return raw.astype(float)
     except (TypeError, ValueError) as exc:
-        raise TypeError(expected) from exc
+        raise TypeError(expected()) from exc
     except OverflowError as exc:
         raise ValueError(f"bounds: a bound is too large for a float (about 1.8e308 at most); got {value!r}") from exc
+
+
+def _expected(bounds: Any) -> Callable[[], str]:
+    """The message for bounds of the wrong kind, made only when one is raised (a long list's repr
+    takes time)."""
+    if hasattr(bounds, "lb") and hasattr(bounds, "ub"):
+        return lambda: f"bounds: expected a scipy.optimize.Bounds with real lb and ub; got {bounds!r}"
+    return lambda: ("bounds: expected a scipy.optimize.Bounds, a sequence of (low, high) pairs or a "
+                    f"(low, high) pair of scalars; got {bounds!r}")  # fmt: skip
 
 
 def parse_bounds(bounds: Any, dimension: int | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -58,14 +71,11 @@ def parse_bounds(bounds: Any, dimension: int | None = None) -> tuple[NDArray[np.
     lower: Any
     upper: Any
     if hasattr(bounds, "lb") and hasattr(bounds, "ub"):
-        lower, upper = (_reals(side, f"bounds: expected a scipy.optimize.Bounds with real lb and ub; got {bounds!r}")
-                        for side in (bounds.lb, bounds.ub))  # fmt: skip
+        lower, upper = _reals(bounds.lb, bounds), _reals(bounds.ub, bounds)
         if dimension is not None and np.size(lower) == 1 and np.size(upper) == 1:  # Bounds(-1, 2): scalars
             lower, upper = np.asarray(lower, dtype=float).ravel()[0], np.asarray(upper, dtype=float).ravel()[0]
     else:
-        expected = ("bounds: expected a scipy.optimize.Bounds, a sequence of (low, high) pairs or a "
-                    f"(low, high) pair of scalars; got {bounds!r}")  # fmt: skip
-        arr = _reals(bounds, expected)
+        arr = _reals(bounds, bounds)
         if arr.ndim == 1 and arr.shape == (2,):
             lower, upper = arr[0], arr[1]
         elif arr.ndim == 2 and arr.shape[1] == 2 and arr.shape[0] >= 1:

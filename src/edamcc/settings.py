@@ -275,7 +275,8 @@ class Resolved:
     def theta_for(self, rows: int) -> float:
         """WI's threshold for a generation with ``rows`` selected rows: ``theta``, or with
         ``theta="auto"`` or ``"exact"`` and fewer rows than m_corr (failed evaluations) the
-        threshold for the rows WI can use (1 from 3 rows down: too few rows for any correlation to mean something)."""
+        threshold for the rows WI can use (1 from 3 rows down: too few rows for any correlation
+        to mean something)."""
         if not isinstance(self.settings.theta, str) or rows >= self.m_corr:
             return self.theta
         return resolve_theta(self.settings.theta, self.dimension, rows)

@@ -28,8 +28,8 @@ from .generation import FittedGeneration
 from .ledger import Ledger, as_batch
 from .restarts import MAX_RESTARTS, next_population_size
 from .run import Run
-from .stopping import DIVERGED_REASON
 from .settings import DEFAULT_VARIANT, Settings, check_budget, check_seed, check_target
+from .stopping import DIVERGED_REASON
 from .structure_record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord, check_every
 from .variants import Variant
 
