@@ -177,50 +177,20 @@ def test_a_fun_that_changes_its_argument_in_place_changes_no_row(mode):
     assert ours.nfev == 300 and ours.fun == reference.fun and ours.x.tolist() == reference.x.tolist()  # rows told as asked
 
 
-class _FirstChunkLost(ThreadPoolExecutor):
-    """An executor whose first submitted task's worker dies; the others run."""
-
-    def __init__(self):
-        super().__init__(max_workers=1)
-        self.submitted = 0
-
-    def submit(self, fn, /, *args, **kwargs):
-        self.submitted += 1
-        if self.submitted == 1:
-            from concurrent.futures import Future
-
-            lost = Future()
-            lost.set_exception(BrokenExecutor("a worker died"))
-            return lost
-        return super().submit(fn, *args, **kwargs)
-
-
-def test_an_executors_map_keeps_the_chunks_that_finished_before_its_pool_broke():
-    # read chunk by chunk: the map of the pool of workers=N lost every later chunk's values with the first
-    x = np.arange(20.0).reshape(10, 2)
-    with _FirstChunkLost() as pool:
-        values, failures, broken = evaluate_batch(sphere, x, pool.map, 3, "nan")
-    assert np.isnan(values[:4]).all() and [f.error for f in failures] == ["BrokenExecutor: a worker died"] * 4
-    np.testing.assert_array_equal(values[4:], np.sum(x[4:] ** 2, axis=1))
-    assert broken == "stopped: the worker pool broke (BrokenExecutor: a worker died)"
-    with _FirstChunkLost() as pool, pytest.raises(EvaluationError, match=r"chunk starting x=\[0.0, 1.0\]"):
-        evaluate_batch(sphere, x, pool.map, 3, "raise")
-
-
-class _LosesAWorker(ThreadPoolExecutor):
-    """An executor whose second task fails in the executor itself, as Dask's KilledWorker does."""
+class _LosesATask(ThreadPoolExecutor):
+    """An executor whose ``lost``-th submitted task fails in the executor itself with ``error``
+    (a dead worker of a pool, or Dask's KilledWorker); the others run."""
 
     class KilledWorker(Exception):
         pass
 
-    def __init__(self, error=None):
+    def __init__(self, lost=1, error=None):
         super().__init__(max_workers=1)
-        self.error = error or self.KilledWorker("task on 1 worker, all died")
-        self.submitted = 0
+        self.lost, self.error, self.submitted = lost, error or BrokenExecutor("a worker died"), 0
 
     def submit(self, fn, /, *args, **kwargs):
         self.submitted += 1
-        if self.submitted == 2:
+        if self.submitted == self.lost:
             from concurrent.futures import Future
 
             lost = Future()
@@ -229,17 +199,29 @@ class _LosesAWorker(ThreadPoolExecutor):
         return super().submit(fn, *args, **kwargs)
 
 
+def test_an_executors_map_keeps_the_chunks_that_finished_before_its_pool_broke():
+    # read chunk by chunk: the map of the pool of workers=N lost every later chunk's values with the first
+    x = np.arange(20.0).reshape(10, 2)
+    with _LosesATask() as pool:
+        values, failures, broken = evaluate_batch(sphere, x, pool.map, 3, "nan")
+    assert np.isnan(values[:4]).all() and [f.error for f in failures] == ["BrokenExecutor: a worker died"] * 4
+    np.testing.assert_array_equal(values[4:], np.sum(x[4:] ** 2, axis=1))
+    assert broken == "stopped: the worker pool broke (BrokenExecutor: a worker died)"
+    with _LosesATask() as pool, pytest.raises(EvaluationError, match=r"chunk starting x=\[0.0, 1.0\]"):
+        evaluate_batch(sphere, x, pool.map, 3, "raise")
+
+
 def test_a_task_lost_in_an_executor_fails_its_chunk_and_a_plain_maps_own_errors_are_raised_as_they_are():
     import pickle
 
     x = np.arange(20.0).reshape(10, 2)
-    with _LosesAWorker() as pool:
+    with _LosesATask(2, _LosesATask.KilledWorker("task on 1 worker, all died")) as pool:
         values, failures, broken = evaluate_batch(sphere, x, pool.map, 3, "nan")
     assert np.isfinite(values[:4]).all() and np.isnan(values[4:7]).all() and np.isfinite(values[7:]).all() and len(failures) == 3
     assert broken == "stopped: the worker pool broke (KilledWorker: task on 1 worker, all died)"
-    with _LosesAWorker() as pool, pytest.raises(EvaluationError, match="the worker pool broke"):
+    with _LosesATask(2, _LosesATask.KilledWorker("task on 1 worker, all died")) as pool, pytest.raises(EvaluationError, match="the worker pool broke"):
         evaluate_batch(sphere, x, pool.map, 3, "raise")
-    with _LosesAWorker(pickle.PicklingError("cannot pickle fun")) as pool, pytest.raises(pickle.PicklingError):
+    with _LosesATask(2, pickle.PicklingError("cannot pickle fun")) as pool, pytest.raises(pickle.PicklingError):
         evaluate_batch(sphere, x, pool.map, 3, "nan")  # a usage error, not a dead worker
 
     def buggy_map(task, chunks):  # a bug of the user's own map is theirs to see, under either policy
