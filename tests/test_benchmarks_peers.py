@@ -34,6 +34,7 @@ def test_report_has_one_table_per_dimension_and_budget(tmp_path):
 
 def test_minimize_options_name_the_variant_and_the_learned_partition():
     assert peers.minimize_options("edamcc-default") == {}
+    assert peers.minimize_options("edamcc-exact-theta") == {"theta": "exact"} and "edamcc-exact-theta" in peers.SELF_ADAPTIVE
     assert peers.minimize_options("edamcc-csa") == {"variant": "edamcc-csa"}
     assert peers.minimize_options("edamcc-adaptive-learned") == {"variant": "edamcc-adaptive", "partition": "learned"}
 
