@@ -37,13 +37,14 @@ def box_transform(space: dict[str, BaseDistribution]) -> _SearchSpaceTransform:
     return _SearchSpaceTransform(space, transform_log=True, transform_step=True, transform_0_1=False)
 
 
-def _holds(bounds: np.ndarray) -> bool:
-    """Whether the strategy takes ``(low, high)`` as a variable's box (:func:`edamcc.parse_bounds`)."""
+def _refusal(bounds: np.ndarray) -> str | None:
+    """Why the strategy refuses ``(low, high)`` as a variable's box (:func:`edamcc.parse_bounds`'s
+    message), or None if it takes it."""
     try:
         parse_bounds([tuple(bounds)])
-    except ValueError:
-        return False
-    return True
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 @dataclass
@@ -84,15 +85,16 @@ class StudyCache:
 
     def relative_space(self) -> dict[str, BaseDistribution]:
         """The modelled parameters of the current space, with their transform to a box (built
-        once per space). A parameter whose width in the box fails the strategy's check (it must
-        lie in [1e-75, 1e75]; a log-scale one's logarithm's) is left to independent sampling,
+        once per space). A parameter whose width in the box fails the strategy's check
+        (:func:`edamcc.parse_bounds`; a log-scale one's logarithm's) is left to independent sampling,
         with a warning naming it, as Optuna's samplers do with what they cannot model."""
         if self.relative is None:
             relative = numeric_space(self.space)
-            bad = [name for name, bounds in zip(relative, box_transform(relative).bounds) if not _holds(bounds)] if relative else []
+            refused = {name: _refusal(bounds) for name, bounds in zip(relative, box_transform(relative).bounds)} if relative else {}
+            bad = [name for name, why in refused.items() if why is not None]
             if bad:
-                warnings.warn(f"EDAMCCSampler: parameters {bad} span a range the model cannot hold (a width in the sampler's box, "
-                              "the logarithm's for a log scale, must lie in [1e-75, 1e75]): they are sampled independently; "
+                warnings.warn(f"EDAMCCSampler: parameters {bad} span a range the model cannot hold (in the sampler's box, the "
+                              f"logarithm's for a log scale; {bad[0]}: {refused[bad[0]]}): they are sampled independently; "
                               "rescale them to have them modelled", UserWarning, stacklevel=2)  # fmt: skip
                 relative = {k: d for k, d in relative.items() if k not in bad}
             self.relative, self.transform = relative, box_transform(relative) if relative else None

@@ -69,8 +69,7 @@ class EDAMCCStrategy:
             fitted a model (the #strong curve is always kept whole).
     """
 
-    # For a strategy pickled before these were added (a dumped optimizer): ties of the best value are
-    # broken by row number from the next tell on, and the stopping criteria's best restarts at the next close.
+    # For a strategy pickled before these existed (a dumped optimizer): they start afresh at the next tell and close.
     _best_number = -1
     _closed_best = np.inf
 
