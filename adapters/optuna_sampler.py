@@ -105,7 +105,7 @@ class EDAMCCSampler(BaseSampler):
         selection_ratio: float | None = None,
         m_corr: int | None = None,
         theta: float | str | None = Settings.theta,
-        c: int = Settings.c,
+        c: int | None = Settings.c,
         variant: str | Variant = DEFAULT_VARIANT,
         repair: str = Settings.repair,
         partition: str = Settings.partition,

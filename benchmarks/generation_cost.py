@@ -41,8 +41,10 @@ M, M_CORR, C = 200, 100, 100
 
 def measure(algorithm: str, n: int, generations: int) -> dict:
     rng = np.random.default_rng(0)
-    m_corr = None if VARIANTS[algorithm].adaptive else M_CORR  # the adaptive variants: their own m and m_corr
-    es = EDAMCCStrategy(bounds=[(-100.0, 100.0)] * n, population_size=M, m_corr=m_corr, c=C, variant=algorithm,
+    variant = VARIANTS[algorithm]
+    m_corr = M_CORR if variant.identify_weak and not variant.adaptive else None  # the adaptive variants: their own m and m_corr
+    c = C if variant.uses_capacity else None  # UMDAc and EEDA have no groups to cap
+    es = EDAMCCStrategy(bounds=[(-100.0, 100.0)] * n, population_size=M, m_corr=m_corr, c=c, variant=algorithm,
                         seed=1, record_pairs=False)  # fmt: skip
     # warm up: two generations on a sphere so the model is a fitted Gaussian, not the uniform start
     for _ in range(2):

@@ -108,7 +108,7 @@ def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dic
             final_population = res.strategy.population_size
     elif algorithm in ("edamcc", "umdac", "eeda", "emna-global", "mimic"):
         m = 200 if algorithm == "edamcc" else 2000 if dim >= 500 or algorithm in ("umdac", "mimic") else 1000
-        c = 100 if dim >= 500 else 20
+        c = (100 if dim >= 500 else 20) if VARIANTS[algorithm].uses_capacity else None  # the baselines have no groups
         best = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, variant=algorithm, population_size=m, c=c,
                         record_pairs=False).fun  # fmt: skip
     elif algorithm in PYCMA:

@@ -46,9 +46,11 @@ def test_options_mirror_the_strategy_and_bad_options_raise_at_construction():
     assert (es.population_size, es.theta, es.c, es.variant.name) == (100, 0.3, 20, "edamcc")
     default = ng.optimizers.registry["EDAMCC"](parametrization=30, budget=3000).strategy
     assert default.variant.name == "edamcc-sep-cc" and default.population_size == 14  # the package's default: 4 + 3 ln 30
-    custom = adapter.EDAMCC(population_size=40, theta=0.2, c=5, m_corr=10, selection_ratio=0.25, variant="umdac")
+    custom = adapter.EDAMCC(population_size=40, theta=0.2, c=5, m_corr=10, selection_ratio=0.25, variant="edamcc-gc")
     es = custom(parametrization=30, budget=3000).strategy
-    assert (es.population_size, es.theta, es.c, es.m_corr, es.n_selected, es.variant.name) == (40, 0.2, 5, 10, 10, "umdac")
+    assert (es.population_size, es.theta, es.c, es.m_corr, es.n_selected, es.variant.name) == (40, 0.2, 5, 10, 10, "edamcc-gc")
+    with pytest.raises(ValueError, match="theta: variant 'umdac' does not run WI"):  # refused, not ignored
+        adapter.EDAMCC(theta=0.2, variant="umdac")(parametrization=3, budget=10)
     learned = adapter.EDAMCC(variant="edamcc-csa", partition="learned")(parametrization=30, budget=3000).strategy
     assert learned.settings.partition == "learned" and es.settings.partition == "random"
     with pytest.raises(ValueError, match="theta"):

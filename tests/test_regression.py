@@ -43,7 +43,8 @@ GENERATIONS = 12
 def trajectory(variant: str, function: str) -> list[float]:
     """The best value told in each of 12 generations (M = 80, c = 5, seed 7)."""
     f = get_function(function, DIMENSION, seed=3)
-    es = EDAMCCStrategy(bounds=f.bounds, population_size=POPULATION, c=5, variant=variant, seed=7)
+    c = 5 if VARIANTS[variant].uses_capacity else None  # a variant without SM's groups refuses c
+    es = EDAMCCStrategy(bounds=f.bounds, population_size=POPULATION, c=c, variant=variant, seed=7)
     best = []
     while es.generation < GENERATIONS:
         x = es.ask()

@@ -1,5 +1,7 @@
 """Settings (edamcc.settings): one source of defaults and checks for every entry point."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -19,6 +21,9 @@ BAD = [
     ({"repair": "wrap"}, "repair: expected one of"),
     ({"partition": "clusters"}, "partition: expected one of"),
     ({"partition": "learned", "variant": "edamcc"}, "partition: 'learned' is for the self-adaptive variants"),
+    ({"theta": 0.3, "variant": "umdac"}, "theta: variant 'umdac' does not run WI (identify_weak=False)"),
+    ({"m_corr": 10, "variant": "sm-only"}, "m_corr: variant 'sm-only' does not run WI (identify_weak=False)"),
+    ({"c": 5, "variant": "wi-only"}, "c: variant 'wi-only' has no SM groups to cap (grouping='single')"),
 ]
 
 CLI_FLAGS = {"theta": "--theta", "c": "-c", "m_corr": "--m-corr", "population_size": "-M",
@@ -34,6 +39,16 @@ def test_defaults_and_where_they_come_from():
     r = Settings(variant="edamcc").resolve(100, budget=10_000 * 100)
     assert (r.population_size, r.n_selected, r.m_corr) == (200, 100, 100)  # the paper's Section IV-A
     assert Settings(population_size=40, variant="edamcc").resolve(5).m_corr == 20  # min(100, m)
+    umdac = Settings(variant="umdac").resolve(5)  # no WI, no groups: nothing to set, nothing shown
+    assert (umdac.settings.theta, umdac.theta, umdac.m_corr, umdac.c) == (None, None, None, None)
+    assert Settings(variant="sm-only").c == 20 and Settings(variant="wi-only").theta == 0.3
+
+
+@pytest.mark.parametrize("variant", ["edamcc", "edamcc-sep-cc", "umdac", "mimic", "wi-only", "sm-only", "edamcc-gc"])
+def test_settings_rebuilt_from_their_own_values_are_the_same(variant):
+    """What the Nevergrad optimizer and a checkpoint do: the resolved values are accepted again."""
+    s = Settings(variant=variant)
+    assert Settings(**(s.to_dict() | {"variant": s.variant})) == s
 
 
 def test_one_population_rule_follows_the_budget_then_the_dimension():
@@ -43,7 +58,7 @@ def test_one_population_rule_follows_the_budget_then_the_dimension():
 
 @pytest.mark.parametrize("kwargs, message", BAD)
 def test_the_same_bad_value_raises_the_same_error_in_every_entry_point(kwargs, message, capsys):
-    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("(", r"\(")) as direct:
+    with pytest.raises(ValueError, match=re.escape(message)) as direct:
         Settings(**kwargs).resolve(5)
     text = str(direct.value)
     with pytest.raises(ValueError) as es:

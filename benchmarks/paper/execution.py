@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from common import load_runs, run_jobs
-from edamcc import minimize
+from edamcc import get_variant, minimize
 from edamcc.benchmark_functions import cec2005_instance, get_function
 
 from .registry import Job
@@ -36,9 +36,10 @@ def run_job(job: Job) -> dict:
 
     start = time.process_time()
     wall = time.perf_counter()
+    variant = get_variant(job.variant)  # a job's c and theta are its table's; a baseline without WI or SM uses neither
     res = minimize(f, f.bounds, budget=job.budget, seed=job.seed, vectorized=True, callback=callback,
-                   variant=job.variant, population_size=job.population_size, c=job.c, theta=job.theta,
-                   record_pairs=False)  # fmt: skip
+                   variant=variant, population_size=job.population_size, c=job.c if variant.uses_capacity else None,
+                   theta=job.theta if variant.identify_weak else None, record_pairs=False)  # fmt: skip
     cpu, wall = time.process_time() - start, time.perf_counter() - wall
     idx = np.unique(np.geomspace(1, len(curve), 120).astype(int) - 1)
     rec = res.structure

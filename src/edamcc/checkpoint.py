@@ -22,8 +22,9 @@ from .evaluation import Failure
 from .settings import check_seconds
 from .strategy import EDAMCCStrategy
 
-FORMAT = 6  # 2: the fingerprint compares resolved settings and generator states; 3: a run's state is a Run; 4: the objective;
-# 5: rows keep their numbers over the whole run (ties of the best value); 6: a Generator seed's state as passed
+FORMAT = 7  # 2: the fingerprint compares resolved settings and generator states; 3: a run's state is a Run; 4: the objective;
+# 5: rows keep their numbers over the whole run (ties of the best value); 6: a Generator seed's state as passed;
+# 7: the settings a variant does not use (theta, m_corr, c) are None
 
 
 def fingerprint(strategy: EDAMCCStrategy, seed_key: Any, fun: Any = None) -> dict[str, Any]:

@@ -205,7 +205,8 @@ def _solve(args: argparse.Namespace) -> int:
     if resumed is not None:  # the saved run's sizes (its M came from the budget of its first call)
         rules = _first_rules(resumed)
     population_size = rules.population_size
-    print(f"budget {budget} evaluations; M = {population_size}, tau = {rules.settings.selection_ratio}, theta = {rules.theta:.3g}, c = {args.c}")
+    print(f"budget {budget} evaluations; M = {population_size}, tau = {rules.settings.selection_ratio}"
+          + ("" if rules.theta is None else f", theta = {rules.theta:.3g}") + ("" if rules.c is None else f", c = {rules.c}"))
     marks = iter(np.linspace(0.1, 1.0, 10) * budget)
     next_mark = [next(marks)]
     history: list[tuple[int, float]] = []
@@ -257,7 +258,7 @@ def _solve(args: argparse.Namespace) -> int:
             "function": f.name, "dimension": f.dimension, "instance_seed": args.instance_seed,
             "cec2005_data": args.cec2005_data, "instance_key": f.instance_key, "seed": seed,
             "seed_drawn": drawn, "variant": variant.name, "budget": budget, "population_size": population_size,
-            "selection_ratio": rules.settings.selection_ratio, "m_corr": rules.m_corr, "theta": rules.theta, "c": args.c,
+            "selection_ratio": rules.settings.selection_ratio, "m_corr": rules.m_corr, "theta": rules.theta, "c": rules.c,
             "restarts": result.strategy.restarts,
             "best_f": result.fun, "error": error, "x": None if result.x is None else result.x.tolist(),
             "nfev": result.nfev, "nit": result.nit, "message": result.message, "seconds": elapsed,

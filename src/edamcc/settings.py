@@ -158,7 +158,11 @@ class Settings:
             their exact null law (:mod:`edamcc.wi_threshold`). None: 0.3 for the paper's
             variants, ``"auto"`` for the self-adaptive ones.
         c: subspace capacity, the largest SM group (Fig. 4); at least 1, or 2 for the
-            greedy-clustering variant (Fig. 11). Paper: 20 at 50/100D, 100 at 500D.
+            greedy-clustering variant (Fig. 11). Paper: 20 at 50/100D, 100 at 500D. None: 20.
+
+    A variant without WI (``identify_weak=False``: UMDAc, EEDA, EMNA, MIMIC, "SM only") has no
+    use for ``m_corr`` and ``theta``, and one without SM's groups (``Variant.uses_capacity``)
+    none for ``c``: giving one raises, and they stay None, so a value is never silently ignored.
         variant: one of :data:`edamcc.VARIANTS` or a :class:`~edamcc.Variant`; default
             ``"edamcc-sep-cc"`` (:data:`DEFAULT_VARIANT`), the paper's algorithm is ``"edamcc"``.
         repair: ``"clip"``, ``"reflect"`` or ``"none"`` for samples outside the box.
@@ -173,7 +177,7 @@ class Settings:
     selection_ratio: float | None = None
     m_corr: int | None = None
     theta: float | str | None = None
-    c: int = DEFAULT_C
+    c: int | None = None
     variant: Variant = field(default_factory=lambda: get_variant(DEFAULT_VARIANT))
     repair: str = "clip"
     partition: str = "random"
@@ -191,20 +195,26 @@ class Settings:
         if not is_real(self.selection_ratio) or not 0.0 < self.selection_ratio <= 1.0:
             raise ValueError(f"selection_ratio: expected a number in (0, 1]; got {self.selection_ratio!r}")
         object.__setattr__(self, "selection_ratio", float(self.selection_ratio))
+        for name, used in (("m_corr", variant.identify_weak), ("theta", variant.identify_weak), ("c", variant.uses_capacity)):
+            if getattr(self, name) is not None and not used:
+                why = "does not run WI (identify_weak=False)" if name != "c" else f"has no SM groups to cap (grouping={variant.grouping!r})"
+                raise ValueError(f"{name}: variant {variant.name!r} {why}, so it does not use {name}; expected None, got {getattr(self, name)!r}")
         if self.m_corr is not None:
             if not is_int(self.m_corr) or self.m_corr < 2:
                 raise ValueError(f"m_corr: expected an integer >= 2 (and <= m = floor(tau * M)) or None; got {self.m_corr!r}")
             object.__setattr__(self, "m_corr", int(self.m_corr))
-        if self.theta is None:
+        if self.theta is None and variant.identify_weak:
             object.__setattr__(self, "theta", "auto" if variant.adaptive else DEFAULT_THETA)
-        elif not (isinstance(self.theta, str) and self.theta in THETA_RULES):
+        elif self.theta is not None and not (isinstance(self.theta, str) and self.theta in THETA_RULES):
             if not is_real(self.theta) or not 0.0 <= self.theta <= 1.0:
                 raise ValueError(f"theta: expected a number in [0, 1], 'auto' or 'exact'; got {self.theta!r}")
             object.__setattr__(self, "theta", float(self.theta))
-        min_c = 2 if variant.grouping == "greedy" else 1
-        if not is_int(self.c) or self.c < min_c:
-            raise ValueError(f"c: expected an integer >= {min_c} for variant {variant.name!r}; got {self.c!r}")
-        object.__setattr__(self, "c", int(self.c))
+        if variant.uses_capacity:
+            min_c = 2 if variant.grouping == "greedy" else 1
+            c = DEFAULT_C if self.c is None else self.c
+            if not is_int(c) or c < min_c:
+                raise ValueError(f"c: expected an integer >= {min_c} or None for variant {variant.name!r}; got {c!r}")
+            object.__setattr__(self, "c", int(c))
         if self.repair not in REPAIR_METHODS:
             raise ValueError(f"repair: expected one of {REPAIR_METHODS}; got {self.repair!r}")
         if not isinstance(self.partition, str) or self.partition not in PARTITIONS:
@@ -223,8 +233,9 @@ class Settings:
         """The parameter names, as keyword arguments everywhere."""
         return tuple(f.name for f in fields(cls))
 
-    def sizes(self, population_size: int) -> tuple[int, int]:
-        """``(m, m_corr)`` for a population of ``population_size``, checked."""
+    def sizes(self, population_size: int) -> tuple[int, int | None]:
+        """``(m, m_corr)`` for a population of ``population_size``, checked (m_corr None for a
+        variant without WI)."""
         m = int(np.floor(self.selection_ratio * population_size + 1e-9))
         if m < 2:
             least = int(np.ceil(2.0 / self.selection_ratio - 1e-9))
@@ -234,7 +245,7 @@ class Settings:
                 "at this selection_ratio, or a larger selection_ratio)"
             )
         if self.m_corr is None:
-            return m, min(DEFAULT_M_CORR, m)
+            return m, min(DEFAULT_M_CORR, m) if self.variant.identify_weak else None
         if self.m_corr > m:
             raise ValueError(
                 f"m_corr: expected an integer in [2, m={m}] (m = floor(selection_ratio * population_size)); "
@@ -254,7 +265,8 @@ class Settings:
     def resolve_population(self, dimension: int, population_size: int) -> Resolved:
         """As :meth:`resolve`, for a population given by a restart rule."""
         m, m_corr = self.sizes(population_size)
-        return Resolved(self, dimension, population_size, m, m_corr, resolve_theta(self.theta, dimension, m_corr))
+        theta = None if self.theta is None else resolve_theta(self.theta, dimension, m_corr)  # type: ignore[arg-type]
+        return Resolved(self, dimension, population_size, m, m_corr, theta)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the variant by name."""
@@ -263,26 +275,27 @@ class Settings:
 
 @dataclass(frozen=True)
 class Resolved:
-    """Settings fixed for one problem: M, m = floor(tau * M), m_corr and WI's threshold."""
+    """Settings fixed for one problem: M, m = floor(tau * M), m_corr and WI's threshold (None,
+    as m_corr, for a variant without WI)."""
 
     settings: Settings
     dimension: int
     population_size: int
     n_selected: int
-    m_corr: int
-    theta: float  # a number, also for theta="auto" or "exact"
+    m_corr: int | None
+    theta: float | None  # a number, also for theta="auto" or "exact"
 
-    def theta_for(self, rows: int) -> float:
+    def theta_for(self, rows: int) -> float | None:
         """WI's threshold for a generation with ``rows`` selected rows: ``theta``, or with
         ``theta="auto"`` or ``"exact"`` and fewer rows than m_corr (failed evaluations) the
         threshold for the rows WI can use (1 from 3 rows down: too few rows for any correlation
         to mean something)."""
-        if not isinstance(self.settings.theta, str) or rows >= self.m_corr:
+        if not isinstance(self.settings.theta, str) or rows >= self.m_corr:  # type: ignore[operator]
             return self.theta
         return resolve_theta(self.settings.theta, self.dimension, rows)
 
     @property
-    def c(self) -> int:
+    def c(self) -> int | None:
         return self.settings.c
 
     @property

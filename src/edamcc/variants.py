@@ -151,6 +151,12 @@ class Variant:
         """A self-adaptive variant with ``scale="csa"``: the step-size state of :mod:`edamcc.step_size`."""
         return self.adaptive and self.scale == "csa"
 
+    @property
+    def uses_capacity(self) -> bool:
+        """SM splits S into groups of at most c (random, Fig. 4, or greedy, Fig. 11): the variants
+        for which the setting ``c`` means something."""
+        return self.grouping in ("random", "greedy")
+
 
 # The default's variant; its opt-in relatives below are it with their own settings.
 _SEP_CC = Variant(
