@@ -127,7 +127,7 @@ class EDAMCCSampler(BaseSampler):
                 raise ValueError(f"seed: expected an integer in [0, 2**32) or None (it is stored in the study); got {seed!r}")
             seed = checked
         self._budget = check_budget(budget)
-        self._seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else seed
+        self._seed = seed  # None: each study this sampler seeds first gets a fresh seed (_study_seed)
         if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
             raise TypeError(f"independent_sampler: expected an Optuna sampler (a BaseSampler) or None; got {independent_sampler!r}")
         self._independent_sampler = independent_sampler  # None: a draw per trial and parameter (_independent)
@@ -161,8 +161,8 @@ class EDAMCCSampler(BaseSampler):
 
     def infer_relative_search_space(self, study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
         self._check_single_objective(study)
-        with self._lock:
-            return self._refresh(study).relative_space()
+        with self._lock:  # a copy: a caller may change it (PartialFixedSampler drops its fixed parameters)
+            return dict(self._refresh(study).relative_space())
 
     def sample_relative(self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]) -> dict[str, Any]:
         self._check_single_objective(study)
@@ -280,7 +280,8 @@ class EDAMCCSampler(BaseSampler):
         return self._cache(study).refresh(study, fresh=fresh)
 
     def _study_seed(self, study: Study, cache: StudyCache, *, final: bool) -> int:
-        return cache.study_seed(study, self._seed, final=final)
+        own = int(np.random.SeedSequence().entropy % 2**63) if self._seed is None else self._seed  # stored only if the study has none
+        return cache.study_seed(study, own, final=final)
 
     def _space(self, cache: StudyCache, numeric: dict[str, BaseDistribution]) -> tuple[dict[str, BaseDistribution], _SearchSpaceTransform, tuple]:
         if numeric == cache.relative and cache.transform is not None:  # the usual case: reuse

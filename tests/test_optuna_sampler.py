@@ -130,6 +130,24 @@ def test_threads_without_a_seed_share_one_study_seed_and_one_model_per_generatio
     assert seeds == {study._storage.get_study_system_attrs(study._study_id)[SEED_KEY]}
 
 
+def test_one_unseeded_sampler_gives_each_new_study_its_own_seed():
+    sampler = EDAMCCSampler(population_size=12)
+    studies = [run(sampler, n_trials=30) for _ in range(3)]
+    seeds = {s._storage.get_study_system_attrs(s._study_id)[SEED_KEY] for s in studies}
+    assert len(seeds) == 3 and len({s.best_value for s in studies}) == 3  # it gave one seed to all
+
+
+def test_partial_fixed_sampler_fixes_a_parameter_and_the_model_covers_the_others():
+    """Optuna's PartialFixedSampler removes the fixed parameter from the relative search space it
+    was given: that must not change the sampler's own (it crashed at the first closed generation)."""
+    sampler = EDAMCCSampler(seed=0, population_size=8)
+    study = optuna.create_study(sampler=optuna.samplers.PartialFixedSampler({"x0": 0.5}, sampler))
+    study.optimize(lambda t: objective(t, n=4), n_trials=60)
+    assert all(t.state == TrialState.COMPLETE and t.params["x0"] == 0.5 for t in study.trials)
+    assert study.trials[-1].system_attrs[GENERATION_KEY] > 0  # drawn from a fitted model
+    assert list(sampler.infer_relative_search_space(study, None)) == ["x0", "x1", "x2", "x3"]
+
+
 # ------------------------------------------------------------------ distributions and directions
 def test_values_are_plain_python_types_inside_the_distribution_and_on_the_step_grid():
     def obj(trial):
