@@ -61,7 +61,10 @@ def standardized_box(parametrization: ng.p.Parameter) -> tuple[np.ndarray, np.nd
             if isinstance(leaf, ng.p.Data) and leaf.bounds[0] is not None:
                 shape = np.shape(leaf.value)
                 v = np.asarray(leaf.bounds[which], dtype=float)
-                v = np.broadcast_to(v.reshape(shape) if v.size == int(np.prod(shape)) else v.ravel()[0], shape)
+                try:  # a bound broadcast over the value (one per row or column, or one for all)
+                    v = np.broadcast_to(v, shape)
+                except ValueError:
+                    v = v.reshape(shape)  # the same number of values, in another shape
                 with warnings.catch_warnings(), np.errstate(all="ignore"):
                     warnings.simplefilter("ignore")
                     leaf.value = v.copy() if shape else float(v)
@@ -76,28 +79,16 @@ def standardized_box(parametrization: ng.p.Parameter) -> tuple[np.ndarray, np.nd
 class _EDAMCC(base.Optimizer):
     """Nevergrad optimizer around :class:`edamcc.EDAMCCStrategy`."""
 
-    def __init__(
-        self,
-        parametrization: Any,
-        budget: int | None = None,
-        num_workers: int = 1,
-        *,
-        population_size: int | None = None,
-        selection_ratio: float | None = None,
-        m_corr: int | None = None,
-        theta: float | str | None = Settings.theta,
-        c: int | None = Settings.c,
-        variant: str | Variant = DEFAULT_VARIANT,
-        repair: str = Settings.repair,
-        partition: str = Settings.partition,
-    ) -> None:
+    def __init__(self, parametrization: Any, budget: int | None = None, num_workers: int = 1, *, config: EDAMCC | None = None) -> None:
+        """``config``: the :class:`EDAMCC` whose options to run (None: its defaults)."""
+        options = (EDAMCC() if config is None else config).config()
         check_budget(budget)  # the package's check: the population rule reads the budget
         super().__init__(parametrization, budget=budget, num_workers=num_workers)
         # A candidate that breaks a cheap constraint is dropped by Nevergrad's ask; it must be
         # told (as inf: it ranks worst) or its generation never closes.
         self._penalize_cheap_violations = True
         # The package's checks and its one population rule (a bad option raises here).
-        settings = Settings(population_size, selection_ratio, m_corr, theta, c, variant, repair, partition)
+        settings = Settings(**options)
         lower, upper, bounded = standardized_box(self.parametrization)
         self._all_bounded = bool(bounded.all())
         lower = np.where(bounded, lower, -UNBOUNDED_INIT)
@@ -105,7 +96,7 @@ class _EDAMCC(base.Optimizer):
         options = settings.to_dict() | {
             "variant": settings.variant,  # the Variant itself: a variant of the user's own has no registered name
             "population_size": settings.resolve(lower.size, budget).population_size,
-            "repair": repair if self._all_bounded else "none",
+            "repair": settings.repair if self._all_bounded else "none",
         }
         # The strategy is made at the first ask: its seed comes from the parametrization's
         # random state then. Nevergrad keeps the budget itself.
@@ -115,7 +106,9 @@ class _EDAMCC(base.Optimizer):
 
     @property
     def strategy(self) -> EDAMCCStrategy:
-        """The underlying strategy (created at the first ask or tell)."""
+        """The underlying strategy, made at its first use (an ask, a tell, or reading this or
+        :attr:`structure`) with its seed drawn from the parametrization's random state then:
+        seed that state before (as the README says, before the first ask or this property)."""
         if self._strategy is None:
             seed = int(self._rng.randint(0, 2**31 - 1))
             self._strategy = EDAMCCStrategy(**self._options, seed=seed)
@@ -157,7 +150,9 @@ class _EDAMCC(base.Optimizer):
         return float(raw) + (float(passed) - _CLIP)  # clipped: the true value, with any penalty on top
 
     def _internal_tell_candidate(self, candidate: ng.p.Parameter, loss: Any) -> None:
-        row = candidate._meta.get("edamcc_row")
+        # Taken off the candidate: a second tell of it (Nevergrad tells a candidate its constraint
+        # rejected, then may hand it out with tabu_length > 0) is a point not asked.
+        row = candidate._meta.pop("edamcc_row", None)
         if row is None:  # asked elsewhere (e.g. suggest): treat as not asked
             self._internal_tell_not_asked(candidate, loss)
             return
@@ -215,7 +210,11 @@ class EDAMCC(base.ConfiguredOptimizer):
         repair: str = Settings.repair,
         partition: str = Settings.partition,
     ) -> None:
-        super().__init__(_EDAMCC, locals())
+        # The checks that need no problem run now; those that need its size (m_corr <= m, at
+        # least two selected rows) when the optimizer is made for it, not for Nevergrad's
+        # stand-in problem (4 variables, 100 evaluations), which would refuse valid settings.
+        Settings(population_size, selection_ratio, m_corr, theta, c, variant, repair, partition)
+        super().__init__(_EDAMCC, locals(), as_config=True)
 
 
 #: Registered names and the variant each one runs.

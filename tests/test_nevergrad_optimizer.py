@@ -50,7 +50,13 @@ def test_options_mirror_the_strategy_and_bad_options_raise_at_construction():
     es = custom(parametrization=30, budget=3000).strategy
     assert (es.population_size, es.theta, es.c, es.m_corr, es.n_selected, es.variant.name) == (40, 0.2, 5, 10, 10, "edamcc-gc")
     with pytest.raises(ValueError, match="theta: variant 'umdac' does not run WI"):  # refused, not ignored
-        adapter.EDAMCC(theta=0.2, variant="umdac")(parametrization=3, budget=10)
+        adapter.EDAMCC(theta=0.2, variant="umdac")
+    # settings that depend on the problem's size are checked on the problem, not on a stand-in
+    paper = adapter.EDAMCC(variant="edamcc", m_corr=100)(parametrization=50, budget=500_000).strategy
+    assert (paper.population_size, paper.n_selected, paper.m_corr) == (200, 100, 100)
+    assert adapter.EDAMCC(selection_ratio=0.1)(parametrization=1000, budget=10_000).strategy.n_selected == 2
+    with pytest.raises(ValueError, match=r"m_corr: expected an integer in \[2, m=5\]"):
+        adapter.EDAMCC(variant="edamcc", m_corr=100)(parametrization=4, budget=100)
     learned = adapter.EDAMCC(variant="edamcc-csa", partition="learned")(parametrization=30, budget=3000).strategy
     assert learned.settings.partition == "learned" and es.settings.partition == "random"
     with pytest.raises(ValueError, match="theta"):
@@ -152,6 +158,17 @@ def test_seeding_through_the_parametrization_random_state():
     assert not np.array_equal(run(3), run(4))
 
 
+def test_bounds_that_broadcast_over_the_array_give_each_variable_its_own_box():
+    param = ng.p.Array(shape=(2, 3)).set_bounds(lower=np.array([[-1.0], [-3.0]]), upper=np.array([[1.0], [3.0]]))
+    lower, upper, bounded = adapter.standardized_box(param)
+    assert bounded.all()
+    np.testing.assert_array_equal(param.spawn_child().set_standardized_data(lower).value, [[-1.0] * 3, [-3.0] * 3])
+    np.testing.assert_array_equal(param.spawn_child().set_standardized_data(upper).value, [[1.0] * 3, [3.0] * 3])
+    columns = ng.p.Array(shape=(2, 3)).set_bounds(lower=-np.array([[1.0, 2.0, 3.0]]), upper=np.array([[1.0, 2.0, 3.0]]))
+    top = columns.spawn_child().set_standardized_data(adapter.standardized_box(columns)[1]).value
+    np.testing.assert_array_equal(top, [[1.0, 2.0, 3.0]] * 2)
+
+
 def test_dump_and_load_resume_the_same_trajectory(tmp_path):
     def fresh():
         param = ng.p.Array(shape=(5,), lower=-2, upper=2)
@@ -241,6 +258,19 @@ def test_a_cheap_constraint_lets_the_generations_close_and_the_search_converge()
     es = opt.strategy
     assert es.generation > 50 and es.n_in_flight == 0  # rejected asks are told (as inf), not left in flight
     assert np.sum((best.value - 3) ** 2) < 1e-6
+
+
+def test_a_rejected_candidate_handed_out_anyway_can_be_told():
+    """With tabu_length > 0 Nevergrad tells (as inf) the candidates its cheap constraint rejected,
+    then may return the last one: the user's tell of it is a point not asked, not a second tell."""
+    param = ng.p.Array(shape=(2,), lower=-1, upper=1)
+    param.tabu_length = 1
+    param.register_cheap_constraint(lambda x: x[0] > 5)  # never met
+    param.random_state.seed(0)
+    opt = ng.optimizers.registry["EDAMCC"](parametrization=param, budget=50)
+    candidate = opt.ask()
+    opt.tell(candidate, 1.0)  # "row 0 was already told" before
+    assert opt.strategy.n_in_flight == 0 and np.isfinite(opt.strategy.best_f)  # 1.0 with Nevergrad's penalty
 
 
 def test_constraint_penalties_reach_the_strategy_and_clipping_does_not():
