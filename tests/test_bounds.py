@@ -11,13 +11,16 @@ def test_every_accepted_form_gives_the_same_box():
     for given, dim in (([(-1, 2)] * 3, None), ((-1, 2), 3), (Bounds(-1, 2), 3), (Bounds([-1] * 3, [2] * 3), None)):
         lo, hi = parse_bounds(given, dim)
         assert lo.tolist() == [-1.0] * 3 and hi.tolist() == [2.0] * 3
+    assert parse_bounds(Bounds([-1], [2]), 1)[0].tolist() == [-1.0]  # one variable: dimension=1
 
 
 @pytest.mark.parametrize(
     "given, dim, message",
     [((-1, 1), None, "dimension"), ([(-1, 1)] * 2, 3, "dimension"), ([(0, 0)], None, "low < high"),
      ([(0, np.inf)], None, "finite"), ("abc", None, "bounds"), (np.zeros((2, 3)), None, "shape"),
-     (Bounds(np.zeros((2, 2)), np.ones((2, 2))), None, "bounds: expected lb and ub as scalars or 1-D")],
+     (Bounds(np.zeros((2, 2)), np.ones((2, 2))), None, "bounds: expected lb and ub as scalars or 1-D"),
+     (Bounds(-1, 2), None, "dimension: a scipy.optimize.Bounds with one lb and one ub"),  # was read as n = 1
+     (Bounds([-1], [2]), None, "dimension")],  # the same object to SciPy
 )  # fmt: skip
 def test_bad_bounds_name_the_argument(given, dim, message):
     with pytest.raises((ValueError, TypeError), match=message):

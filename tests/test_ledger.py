@@ -148,6 +148,11 @@ def test_tell_stores_rows_in_flight_and_forgets_orphans_of_a_restart():
     with pytest.raises(ValueError, match="row 1 was never asked"):
         ledger.tell(np.concatenate([b[:1], a[2:3]]), np.array([0.0, 0.0]))  # row 2's orphan is gone
     assert ledger.n_out == 3  # the bad call stored nothing
+    # an error names the row of the caller's call, also behind an orphan that call tells
+    with pytest.raises(ValueError, match="row 2 was never asked"):
+        ledger.tell(np.concatenate([a[1:2], b[:1], b[:1] + 1.0]), np.zeros(3))
+    with pytest.raises(ValueError, match="row 2 was already told earlier in this call"):
+        ledger.tell(np.concatenate([a[1:2], b[:1], b[:1]]), np.zeros(3))
 
 
 def test_numbers_over_the_whole_run_go_on_across_closed_generations_injections_and_restarts():

@@ -240,6 +240,10 @@ def test_record_structure_is_true_or_false_not_read_by_truth_value():
         with pytest.raises(TypeError, match="record_structure: expected True or False"):
             make(record_structure=bad)
     assert make(record_structure=np.bool_(False)).structure is None
+    for bad in (None, 1, np.int64(0)):  # a string other than "auto" is a ValueError (above)
+        with pytest.raises(TypeError, match="record_pairs: expected True, False or 'auto'"):
+            make(record_pairs=bad)
+    assert make(record_pairs=np.bool_(True)).structure.pair_counts is not None
 
 
 @pytest.mark.parametrize(

@@ -64,7 +64,7 @@ def parse_bounds(bounds: Any, dimension: int | None = None) -> tuple[NDArray[np.
 
     Accepted forms, as in SciPy:
 
-    * a :class:`scipy.optimize.Bounds` (``lb``/``ub`` scalars need ``dimension``);
+    * a :class:`scipy.optimize.Bounds` (``lb``/``ub`` scalars, or of one entry, need ``dimension``);
     * a sequence of ``(low, high)`` pairs, one per variable, shape ``(n, 2)``;
     * a single ``(low, high)`` pair of scalars together with ``dimension``.
     """
@@ -72,7 +72,10 @@ def parse_bounds(bounds: Any, dimension: int | None = None) -> tuple[NDArray[np.
     upper: Any
     if hasattr(bounds, "lb") and hasattr(bounds, "ub"):
         lower, upper = _reals(bounds.lb, bounds), _reals(bounds.ub, bounds)
-        if dimension is not None and np.size(lower) == 1 and np.size(upper) == 1:  # Bounds(-1, 2): scalars
+        if np.size(lower) == 1 and np.size(upper) == 1:  # Bounds(-1, 2): scalars
+            if dimension is None:  # SciPy stores Bounds(-1, 2) as Bounds([-1], [2]): n is not known
+                raise ValueError("dimension: a scipy.optimize.Bounds with one lb and one ub (SciPy keeps Bounds(-1, 2) as "
+                                 "Bounds([-1], [2])) needs dimension=n to know how many variables there are (dimension=1 for one)")
             lower, upper = np.asarray(lower, dtype=float).ravel()[0], np.asarray(upper, dtype=float).ravel()[0]
     else:
         arr = _reals(bounds, bounds)

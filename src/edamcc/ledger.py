@@ -236,30 +236,33 @@ class Ledger:
         theirs = np.ascontiguousarray(rows, dtype=np.float64).view(np.uint64)
         return out if np.array_equal(mine, theirs) else None
 
-    def check_tell(self, rows: NDArray[np.float64]) -> NDArray[np.intp]:
-        """Positions of ``rows`` for :meth:`record`; raises ``ValueError`` naming the first bad row."""
+    def check_tell(self, rows: NDArray[np.float64], positions: NDArray[np.intp] | None = None) -> NDArray[np.intp]:
+        """Positions of ``rows`` for :meth:`record`; raises ``ValueError`` naming the first bad row
+        (as row ``positions[i]`` of the caller's call, when ``rows`` are some of its rows)."""
         fast = self._in_flight_prefix(rows)
         if fast is not None:  # rows in flight, each once: nothing to check
             return fast
+
+        def row(i: int) -> int:
+            return int(i if positions is None else positions[i])
+
         idx = self._search(rows)
         absent = np.flatnonzero(idx < 0)
         if absent.size:
             raise ValueError(
-                f"x: row {int(absent[0])} was never asked, or was told in a generation already closed (rows "
+                f"x: row {row(absent[0])} was never asked, or was told in a generation already closed (rows "
                 f"must be passed back exactly as ask() returned them, as float64); {absent.size} such row(s) in this call"
             )
         state = self._state[idx]
         if np.any(state == NEW):
-            bad = int(np.flatnonzero(state == NEW)[0])
-            raise ValueError(f"x: row {bad} was not handed out by ask() yet")
+            raise ValueError(f"x: row {row(np.flatnonzero(state == NEW)[0])} was not handed out by ask() yet")
         if np.any(state == TOLD):
-            bad = int(np.flatnonzero(state == TOLD)[0])
-            raise ValueError(f"x: row {bad} was already told (a row is told once)")
+            raise ValueError(f"x: row {row(np.flatnonzero(state == TOLD)[0])} was already told (a row is told once)")
         _, first = np.unique(idx, return_index=True)
         if first.size != idx.size:
             repeated = np.ones(idx.size, dtype=bool)
             repeated[first] = False
-            raise ValueError(f"x: row {int(np.flatnonzero(repeated)[0])} was already told earlier in this call (a row is told once)")
+            raise ValueError(f"x: row {row(np.flatnonzero(repeated)[0])} was already told earlier in this call (a row is told once)")
         return idx
 
     def tell(self, rows: NDArray[np.float64], values: NDArray[np.float64]) -> NDArray[np.int64]:
@@ -272,7 +275,7 @@ class Ledger:
             return self._base + idx
         orphan = self.split_orphans(rows)
         numbers = np.empty(rows.shape[0], dtype=np.int64)
-        idx = self.check_tell(rows[~orphan])
+        idx = self.check_tell(rows[~orphan], np.flatnonzero(~orphan))  # errors name the row of the caller's call
         self.record(idx, values[~orphan])
         numbers[~orphan] = self._base + idx
         if orphan.any():

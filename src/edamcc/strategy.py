@@ -30,7 +30,7 @@ from .restarts import MAX_RESTARTS, next_population_size
 from .run import Run
 from .settings import DEFAULT_VARIANT, Settings, check_budget, check_seed, check_target
 from .stopping import DIVERGED_REASON
-from .structure_record import PAIR_COUNTS_AUTO_LIMIT, StructureRecord, check_every
+from .structure_record import StructureRecord, check_every, check_pairs
 from .variants import Variant
 
 
@@ -99,17 +99,11 @@ class EDAMCCStrategy:
         rules = settings.resolve(n, self._budget)
         self._target = check_target(target)
         seed = check_seed(seed)
-        if record_pairs == "auto":
-            record_pairs = n <= PAIR_COUNTS_AUTO_LIMIT
-        elif not isinstance(record_pairs, bool):
-            raise ValueError(f"record_pairs: expected True, False or 'auto'; got {record_pairs!r}")
-        elif record_pairs and not rules.variant.identify_weak:
-            raise ValueError(f"record_pairs: variant {rules.variant.name!r} runs no WI, so no pair is ever counted; expected False or 'auto'")
+        record_pairs = check_pairs(record_pairs, n, rules.variant)
         check_every(record_every)  # also when nothing is recorded
         record_structure = check_flag(record_structure, "record_structure")
-        variant = rules.variant
         self._record = (
-            StructureRecord(n, every=record_every, pairs=bool(record_pairs) and variant.identify_weak)
+            StructureRecord(n, every=record_every, pairs=record_pairs)
             if record_structure
             else None
         )

@@ -35,6 +35,20 @@ def check_every(every: Any) -> int:
     return int(every)
 
 
+def check_pairs(record_pairs: Any, dimension: int, variant: Any) -> bool:
+    """``record_pairs``: True, False (a NumPy bool too) or ``"auto"`` (on up to
+    :data:`PAIR_COUNTS_AUTO_LIMIT` variables); True needs a ``variant`` that runs WI."""
+    if isinstance(record_pairs, str):
+        if record_pairs != "auto":
+            raise ValueError(f"record_pairs: expected True, False or 'auto'; got {record_pairs!r}")
+        return dimension <= PAIR_COUNTS_AUTO_LIMIT and variant.identify_weak
+    if not isinstance(record_pairs, (bool, np.bool_)):  # as check_flag: not read by its truth value
+        raise TypeError(f"record_pairs: expected True, False or 'auto'; got {record_pairs!r}")
+    if record_pairs and not variant.identify_weak:
+        raise ValueError(f"record_pairs: variant {variant.name!r} runs no WI, so no pair is ever counted; expected False or 'auto'")
+    return bool(record_pairs)
+
+
 def _pair_frequency(counts: NDArray[np.floating], calls: int) -> NDArray[np.float64]:
     """Symmetric frequencies from the upper-triangle counts ``counts`` of ``calls`` WI calls."""
     return (counts + counts.T) / max(calls, 1)
