@@ -15,9 +15,11 @@ trials, through the same rule as :class:`edamcc.EDAMCCStrategy` (:mod:`edamcc.ge
 * generation g closes when every trial of its block is finished (COMPLETE, FAIL or PRUNED);
   the model of generation g + 1 is fitted on the elite (not for the variants with a step size,
   ``Variant.uses_step_size``, such as the default ``edamcc-sep-cc``, which fit the block
-  alone) and the block's COMPLETE trials (:func:`edamcc.close_generation`). FAIL and PRUNED trials never reach a model. A trial
-  that never finishes (a killed process) holds its generation open: use Optuna's heartbeat
-  (``heartbeat_interval`` on the storage) so that such trials are marked FAIL;
+  alone) and the block's COMPLETE trials (:func:`edamcc.close_generation`). FAIL and PRUNED trials
+  keep their place in the block as the strategy's failed (NaN) rows: never selected, but
+  counted. A trial that never finishes (a killed process) holds its generation open: use Optuna's
+  heartbeat (``heartbeat_interval`` on the storage) so that such trials are marked FAIL, and
+  ``study.tell(number, state=TrialState.FAIL)`` for one left RUNNING by a run without a heartbeat;
 * a trial is drawn from the model of its own generation when every earlier generation has
   closed, else from the newest model whose generations have (so no worker ever waits), and
   records which one in its system attributes. With those three the first
@@ -34,7 +36,9 @@ is written to the storage.
 
 from __future__ import annotations
 
+import numbers
 import threading
+import warnings
 import weakref
 import zlib
 from collections import OrderedDict
@@ -77,6 +81,9 @@ from .optuna_study import SEED_KEY, StudyCache, box_transform, numeric_space  # 
 
 GENERATION_KEY = "edamcc:generation"  # on a trial: the generation whose model drew it
 _CACHE_SIZE = 16
+# A trial drawn this many generations behind its own block warns, once per generation held open:
+# slow trials hold a few (README: up to 16 with nearly free trials), a lost one holds it forever.
+STALE_GENERATIONS = 10
 
 
 class EDAMCCSampler(BaseSampler):
@@ -182,6 +189,14 @@ class EDAMCCSampler(BaseSampler):
             generation = min(block_of(trial.number, big_m), cache.count_closed(big_m))
             seed = self._study_seed(study, cache, final=generation > 0)
             model, _ = self._model(cache, space, big_m, generation, seed)
+            lag = block_of(trial.number, big_m) - generation
+            held = cache.held_open(big_m, generation) if lag >= STALE_GENERATIONS and cache.warned_held != generation else None
+            if held:
+                cache.warned_held = generation
+                warnings.warn(f"EDAMCCSampler: trial {trial.number} is drawn from the model of generation {generation}, {lag} "
+                              f"generations behind its own, because trials {held} of that generation's block have not finished. "
+                              "A trial lost with its process stays RUNNING unless the storage has a heartbeat: fail it with "
+                              "study.tell(number, state=TrialState.FAIL)", UserWarning, stacklevel=2)  # fmt: skip
         study._storage.set_trial_system_attr(trial._trial_id, GENERATION_KEY, generation)
         transform = space[1]
         lower, upper = transform.bounds[:, 0], transform.bounds[:, 1]
@@ -234,8 +249,9 @@ class EDAMCCSampler(BaseSampler):
         with self._lock:
             cache = self._refresh(study, fresh=True)
             big_m = self._population_size(len(numeric))
-            if not 1 <= generation <= cache.count_closed(big_m):
-                raise ValueError(f"generation: expected 1 <= generation <= {cache.count_closed(big_m)} (closed so far); got {generation!r}")
+            integer = isinstance(generation, numbers.Integral) and not isinstance(generation, bool)  # True is not 1
+            if not integer or not 1 <= generation <= cache.count_closed(big_m):
+                raise ValueError(f"generation: expected an integer, 1 <= generation <= {cache.count_closed(big_m)} (closed so far); got {generation!r}")
             space = self._space(cache, numeric)
             return self._model(cache, space, big_m, generation, self._study_seed(study, cache, final=True))
 
@@ -300,7 +316,7 @@ class EDAMCCSampler(BaseSampler):
             best = min(earlier, key=lambda t: (cache.values[t], t))
             x_best, f_best = cache.rows(space, [best])
             elite_x, elite_f = x_best[0], float(f_best[0])
-        rows, values = cache.rows(space, cache.usable(space[0], range(start, stop)))
+        rows, values = cache.block_rows(space, range(start, stop))
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, h)))
         rules = self._settings.resolve(len(space[0]), self._budget)
         adaptation = fit_before = None

@@ -61,6 +61,7 @@ class StudyCache:
     relative: dict[str, BaseDistribution] | None = None
     transform: _SearchSpaceTransform | None = None
     signature: tuple = ()
+    warned_held: int = -1  # the last generation warned of as held open by unfinished trials
     token: int = field(default_factory=itertools.count().__next__)  # unique per cache: the model cache's key
 
     def refresh(self, study: Study, *, fresh: bool = False) -> StudyCache:
@@ -109,10 +110,29 @@ class StudyCache:
         self.closed[big_m] = g
         return g
 
+    def held_open(self, big_m: int, generation: int) -> list[int]:
+        """The trials of generation ``generation``'s block that have not finished."""
+        start = block_start(generation, big_m)
+        return [t for t in range(start, start + block_size(generation, big_m)) if t not in self.values]
+
     def usable(self, numeric: dict[str, BaseDistribution], numbers: range) -> list[int]:
-        """The COMPLETE trials among ``numbers`` that set every parameter of the space (the
-        others rank worst, so leaving them out of a pool changes nothing)."""
+        """The COMPLETE trials among ``numbers`` that set every parameter of the space."""
         return [t for t in numbers if self.values.get(t) is not None and all(k in self.params[t] for k in numeric)]
+
+    def block_rows(self, space: tuple, numbers: range) -> tuple[np.ndarray, np.ndarray]:
+        """Every trial of a block as the strategy's rows, in number order: a :meth:`usable` one with
+        its value, any other (FAIL, PRUNED, or a parameter unset) with NaN, as the strategy's
+        failed rows. A NaN row is never selected and weighs nothing, but it keeps its position
+        (the first two are the mean-shift line's) and counts among the block's rows (the
+        two-point rule's ranks); its row, the box's lower corner, is never read."""
+        numeric, transform, _ = space
+        x = np.repeat(transform.bounds[None, :, 0], len(numbers), axis=0)
+        f = np.full(len(numbers), np.nan)
+        usable = self.usable(numeric, numbers)
+        if usable:
+            at = np.array(usable) - numbers.start
+            x[at], f[at] = self.rows(space, usable)
+        return x, f
 
     def rows(self, space: tuple, numbers: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """The trials ``numbers`` as rows of the box (``(k, n)``) and their minimization values."""

@@ -265,12 +265,77 @@ def test_a_trial_still_running_holds_its_generation_open_and_later_trials_use_th
     assert sampler.closed_generations(study) == 1
     _, closed = sampler.closed_generation(study, 1)
     assert closed.elite_f == -100.0  # the straggler is the elite and was selected
+    for bad in (True, 1.0, "1", 0, 2):  # True read as 1, and 1.0 or "1" raised a TypeError naming nothing
+        with pytest.raises(ValueError, match=r"generation: expected an integer, 1 <= generation <= 1"):
+            sampler.closed_generation(study, bad)
     nxt = study.ask(dists)
     assert study._storage.get_trial(nxt._trial_id).system_attrs[GENERATION_KEY] == 1
 
 
+def test_a_trial_left_running_warns_once_when_trials_are_drawn_ten_generations_behind():
+    sampler = EDAMCCSampler(seed=0, population_size=4)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: objective(t, n=3), n_trials=6)
+    lost = study.ask()  # generation 1's block: 4, 5, 6; trial 6 is never told (its process died)
+    objective(lost, n=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        study.optimize(lambda t: objective(t, n=3), n_trials=40)  # blocks up to generation 13
+    held = [str(w.message) for w in caught if "behind its own" in str(w.message)]
+    assert len(held) == 1 and "trials [6] of that generation's block have not finished" in held[0]
+    assert "generation 1, 10 generations behind" in held[0]
+    study.tell(lost.number, state=TrialState.FAIL)  # the remedy the warning names
+    assert sampler.closed_generations(study) == block_of(46, 4)
+
+
 # edamcc-tpa's two-point rule starts at n = 300; these small spaces get it with the switch at 1
 TPA_EVERYWHERE = replace(VARIANTS["edamcc-tpa"], name="tpa-everywhere", two_point_from=1)
+
+
+@pytest.mark.parametrize("variant", [TPA_EVERYWHERE, "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-sep-cc"])
+@pytest.mark.parametrize("position", [0, 1, 2])
+def test_a_failed_trial_keeps_its_place_in_the_block_as_the_strategys_nan_row(variant, position):
+    """A FAIL trial at the block's first positions (the mean-shift line's two rows, then the
+    first sample) closes as the strategy's NaN row there: the line's share, the two-point rule
+    and its count of rows agree (they were up to 22% apart in sigma). Every other block's
+    failed trial set no parameter at all. The strategy's rows are replayed with the sampler's
+    random generator of each generation, which draws WI's rows and SM's groups."""
+    from edamcc import Settings, block_size, block_start
+    from edamcc.generation import start_adaptation
+    from edamcc.models import UniformModel
+
+    n, big_m = 3, 8
+    es = EDAMCCStrategy(bounds=[(-5.0, 5.0)] * n, population_size=big_m, seed=11, record_structure=False, variant=variant)
+    sampler = EDAMCCSampler(seed=11, population_size=big_m, variant=variant)
+    study = optuna.create_study(sampler=sampler)
+    dists = {f"x{i}": optuna.distributions.FloatDistribution(-5.0, 5.0) for i in range(n)}
+    rows, values = [], []
+    for g in range(6):
+        x = es.ask()
+        f = np.sum(x**2, axis=1)
+        f[position] = np.nan if g >= 1 else f[position]
+        es.tell(x, f)
+        rows.extend(x)
+        values.extend(f)
+        for r, v in zip(x, f):
+            params = {} if np.isnan(v) and g % 2 else {f"x{k}": float(r[k]) for k in range(n)}
+            study.add_trial(optuna.trial.create_trial(
+                params=params, distributions={k: dists[k] for k in params},
+                value=None if np.isnan(v) else float(v), state=TrialState.FAIL if np.isnan(v) else TrialState.COMPLETE,
+            ))  # fmt: skip
+    assert sampler.closed_generations(study) == es.generation == 6
+    rules = Settings(population_size=big_m, variant=variant).resolve(n)
+    rows, values = np.array(rows), np.array(values)
+    elite_x, elite_f, state, fit = None, np.inf, start_adaptation(rules.variant), UniformModel(np.full(n, -5.0), np.full(n, 5.0))
+    for g in range(1, 7):
+        block = slice(block_start(g - 1, big_m), block_start(g - 1, big_m) + block_size(g - 1, big_m))
+        rng = np.random.default_rng(np.random.SeedSequence(11, spawn_key=(1, g)))
+        ours = close_generation(elite_x, elite_f, rows[block], values[block], rules, rng, adaptation=state, fit_before=fit)
+        model, theirs = sampler.closed_generation(study, g)
+        assert ours.adaptation.sigma == theirs.adaptation.sigma, g
+        np.testing.assert_array_equal(ours.model.mean, model.mean)
+        np.testing.assert_array_equal(ours.model.stds(), model.stds())
+        elite_x, elite_f, state, fit = ours.elite_x, ours.elite_f, ours.adaptation, ours.fitted.model
 
 
 @pytest.mark.parametrize("variant", ["edamcc-csa", TPA_EVERYWHERE, "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-wi", "edamcc-adaptive", "edamcc"])
