@@ -57,7 +57,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from optuna._transform import _SearchSpaceTransform
 from optuna.distributions import BaseDistribution, IntDistribution
 from optuna.samplers import BaseSampler, RandomSampler
-from optuna.study import Study
+from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from edamcc import (
@@ -271,12 +271,16 @@ class EDAMCCSampler(BaseSampler):
             space = self._space(cache, numeric)
             big_m = self._population_size(n)
             seed = self._study_seed(study, cache, final=True)
+            sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0  # the best in the study's own terms
+            best = np.inf  # of the minimization values of the trials before block h
             for h in range(1, cache.count_closed(big_m) + 1):
+                block = [cache.values[t] for t in range(block_start(h - 1, big_m), block_start(h, big_m))]
+                best = min([best, *(v for v in block if v is not None)])
                 before = self._entry(cache, space, big_m, h - 1, seed) if self._settings.variant.adaptive else None
                 closed = self._close(cache, space, big_m, h, seed, pair_counts=record.pair_counts, before=before)
                 if closed is not None and closed.fitted is not None and closed.fitted.weak is not None:
                     fitted = closed.fitted
-                    record.add(h - 1, block_start(h, big_m), ~fitted.weak, rows=fitted.wi_rows, theta=fitted.theta)
+                    record.add(h - 1, block_start(h, big_m), ~fitted.weak, rows=fitted.wi_rows, theta=fitted.theta, best_f=sign * best)
         return record
 
     # ------------------------------------------------------------------ internals

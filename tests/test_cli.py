@@ -103,6 +103,20 @@ def test_a_checkpointed_run_resumes_with_the_saved_seed_and_population(tmp_path,
     assert main(["solve", "F1", "--dim", "5", "--budget", "1000", "--checkpoint", "c.ckpt", "-q", "--json", "r.json"]) == 0
     assert f"seed = {seed}; resuming c.ckpt after 500 evaluations" in capsys.readouterr().out
     assert json.loads((tmp_path / "r.json").read_text())["nfev"] == 1000
+    # the resumed call's JSON and plot cover the whole run: the error curve comes from the record
+    import edamcc.structure_plot as structure_plot
+
+    drawn = {}
+    monkeypatch.setattr(structure_plot, "plot_structure", lambda record, errors, path, title: drawn.update(errors=errors))
+    shutil.copy("c.ckpt", "d.ckpt")
+    assert main(["solve", "F1", "--dim", "5", "--budget", "1500", "--checkpoint", "d.ckpt", "-q", "--json", "d.json",
+                 "--plot", "d.png"]) == 0  # fmt: skip
+    data = json.loads((tmp_path / "d.json").read_text())
+    assert data["resumed_after_evaluations"] == 1000 and data["nfev"] == 1500
+    evaluations = data["structure"]["evaluations"]
+    assert evaluations[0] < 500 and len(data["structure"]["best_f"]) == len(evaluations)
+    assert drawn["errors"][0][0] == evaluations[0] and drawn["errors"][-1] == (1500, data["error"])
+    assert [e for e, _ in drawn["errors"][:-1]] == evaluations  # each generation's, from the first call on
     # a larger budget would give the paper's variant another M; the resumed run keeps its own
     main(["solve", "F1", "--dim", "5", "--budget", "1500", "--seed", "3", "--variant", "edamcc", "--checkpoint", "p.ckpt", "-q"])
     assert "M = 50," in capsys.readouterr().out

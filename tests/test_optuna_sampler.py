@@ -444,6 +444,11 @@ def test_structure_is_available_from_the_study():
     assert rec.n_strong.size == sampler.closed_generations(study)
     assert rec.q_matrix().shape == (8, rec.n_strong.size)
     assert rec.pair_frequency().shape == (8, 8)
+    values = [t.value for t in study.trials]
+    assert rec.best_f.tolist() == [min(values[:e]) for e in rec.evaluations]  # the best before each WI call
+    flipped = optuna.create_study(sampler=EDAMCCSampler(seed=0, population_size=60), direction="maximize")
+    flipped.add_trials([optuna.trial.create_trial(params=t.params, distributions=t.distributions, value=-t.value) for t in study.trials])
+    assert flipped.sampler.structure(flipped).best_f.tolist() == [-b for b in rec.best_f]  # in the study's own terms
 
 
 # ------------------------------------------------------------------ several processes

@@ -35,6 +35,26 @@ def test_record_keeps_n_strong_q_and_pairs_and_aggregates_runs():
     assert d["n_strong"] == r1.n_strong.tolist() and len(d["q"]) == 8
 
 
+def test_the_record_keeps_the_best_value_beside_each_wi_call_also_through_a_pickle():
+    import pickle
+
+    es = EDAMCCStrategy(bounds=[(-5, 5)] * 6, population_size=20, seed=3)
+    best = []
+    for _ in range(5):
+        x = es.ask()
+        es.tell(x, np.sum(x**2, axis=1))
+        best.append(es.best_f)
+    record = es.structure
+    assert record.best_f.tolist() == best and record.to_dict()["best_f"] == best
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(record)).best_f, record.best_f)
+    old = pickle.loads(pickle.dumps(record))
+    del old._best_f  # a record pickled before it kept them (a dumped optimizer)
+    restored = pickle.loads(pickle.dumps(old))
+    assert np.isnan(restored.best_f).all() and restored.best_f.size == 5
+    restored.add(9, 200, np.zeros(6, dtype=bool), best_f=0.5)
+    assert restored.best_f[-1] == 0.5 and restored.to_dict()["best_f"][:5] == [None] * 5
+
+
 def test_record_thinning_and_switching_off():
     es = EDAMCCStrategy(bounds=[(-5, 5)] * 5, population_size=20, seed=0, record_every=3, record_pairs=False)
     for _ in range(10):

@@ -209,11 +209,9 @@ def _solve(args: argparse.Namespace) -> int:
           + ("" if rules.theta is None else f", theta = {rules.theta:.3g}") + ("" if rules.c is None else f", c = {rules.c}"))
     marks = iter(np.linspace(0.1, 1.0, 10) * budget)
     next_mark = [next(marks)]
-    history: list[tuple[int, float]] = []
     start = time.perf_counter()
 
     def progress(r: Any) -> bool:
-        history.append((int(r.nfev), float(f.error(r.fun))))
         if not args.quiet and r.nfev >= next_mark[0]:
             strong = r.strategy.strong_variables
             n_strong = "-" if strong is None else f"{strong.size}/{f.dimension}"
@@ -262,9 +260,10 @@ def _solve(args: argparse.Namespace) -> int:
             "restarts": result.strategy.restarts,
             "best_f": result.fun, "error": error, "x": None if result.x is None else result.x.tolist(),
             "nfev": result.nfev, "nit": result.nit, "message": result.message, "seconds": elapsed,
+            "resumed_after_evaluations": 0 if resumed is None else resumed.evaluations,  # "seconds": this call's
             "structure": summary | ({} if record is None else {
                 "evaluations": record.evaluations.tolist(), "n_strong": record.n_strong.tolist(),
-                "wi_rows": record.wi_rows.tolist(), "wi_theta": record.wi_theta.tolist(),
+                "wi_rows": record.wi_rows.tolist(), "wi_theta": record.wi_theta.tolist(), "best_f": record.best_f.tolist(),
                 "chance_n_strong_per_generation": record.chance_n_strong().tolist(),
                 "strong_frequency": record.strong_frequency().tolist()}),
         }  # fmt: skip
@@ -282,8 +281,11 @@ def _solve(args: argparse.Namespace) -> int:
         else:
             from .structure_plot import plot_structure
 
+            # the error after each generation, from the record (so a resumed run draws all of it), and at the end
+            errors = [(int(e), float(f.error(b))) for e, b in zip(record.evaluations, record.best_f) if np.isfinite(b)]
+            errors.append((int(result.nfev), float(error)))
             try:
-                plot_structure(record, errors=history, path=args.plot,
+                plot_structure(record, errors=errors, path=args.plot,
                                title=f"{variant.name} on {f.name} ({f.title}), n = {f.dimension}, seed = {seed}")  # fmt: skip
             except OSError as exc:
                 print(f"edamcc solve: could not write --plot {args.plot}: {exc.strerror or exc}", file=sys.stderr)

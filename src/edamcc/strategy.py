@@ -360,7 +360,7 @@ class EDAMCCStrategy:
         if fitted.weak is not None:
             self._weak_mask = fitted.weak
             if self._record is not None:
-                self._record.add(self.generation - 1, self._nfev, ~fitted.weak, rows=fitted.wi_rows, theta=fitted.theta)
+                self._record.add(self.generation - 1, self._nfev, ~fitted.weak, rows=fitted.wi_rows, theta=fitted.theta, best_f=self._best_f)
         else:  # no WI: univariate variables count as weak, grouped or chained ones as strong
             weak = np.full(self.dimension, not self.variant.chain)
             for stack in fitted.partition:

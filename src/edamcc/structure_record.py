@@ -76,6 +76,7 @@ class StructureRecord:
         self._q_bits: list[NDArray[np.uint8]] = []
         self._wi_rows: list[int | None] = []  # the rows each WI call correlated (m_corr, or fewer)
         self._wi_theta: list[float | None] = []  # and its threshold
+        self._best_f: list[float | None] = []  # the best value told before each WI call
         self.pair_counts: NDArray[np.uint32] | None = (
             np.zeros((dimension, dimension), dtype=np.uint32) if pairs else None
         )
@@ -83,11 +84,12 @@ class StructureRecord:
         self.n_runs = 1
 
     def add(self, generation: int, evaluations: int, strong: NDArray[np.bool_], *, rows: int | None = None,
-            theta: float | None = None) -> None:  # fmt: skip
+            theta: float | None = None, best_f: float | None = None) -> None:  # fmt: skip
         """Record the strong set S found by WI at ``generation`` (after ``evaluations``
         evaluations), from ``rows`` rows with threshold ``theta`` (None: not known; the chance
-        floor of that call is then unknown)."""
+        floor of that call is then unknown), when the best value told was ``best_f``."""
         self.n_wi_calls += 1
+        self._best_f.append(None if best_f is None else float(best_f))
         self._generations.append(int(generation))
         self._evaluations.append(int(evaluations))
         self._wi_rows.append(None if rows is None else int(rows))
@@ -132,6 +134,17 @@ class StructureRecord:
     def wi_theta(self) -> NDArray[np.float64]:
         """The threshold of each WI call (NaN: not known)."""
         return np.array([np.nan if t is None else t for t in self._wi_theta], dtype=np.float64)
+
+    @property
+    def best_f(self) -> NDArray[np.float64]:
+        """The best value told before each WI call (``inf`` before a finite one; NaN: not known):
+        the run's convergence beside its #strong curve, kept through checkpoints and restarts."""
+        return np.array([np.nan if b is None else b for b in self._best_f], dtype=np.float64)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickling, also of a record made before it kept the best values (unknown there)."""
+        state.setdefault("_best_f", [None] * len(state["_generations"]))
+        self.__dict__.update(state)
 
     def chance_n_strong(self) -> NDArray[np.float64]:
         """For each WI call, the #strong that chance alone gives independent variables with that
@@ -196,6 +209,7 @@ class StructureRecord:
             "n_strong": list(self._n_strong),
             "wi_rows": list(self._wi_rows),
             "wi_theta": list(self._wi_theta),
+            "best_f": [None if b is None or not np.isfinite(b) else b for b in self._best_f],
             "chance_n_strong": [None if np.isnan(c) else float(c) for c in self.chance_n_strong()],
             "strong_frequency": self.strong_frequency().tolist(),
         }
