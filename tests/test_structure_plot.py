@@ -80,7 +80,28 @@ def test_theta_must_be_the_number_wi_used(tmp_path):
                             ({"errors": np.array([10.0, 1.0, 20.0, 0.5])}, r"^errors: expected .* shape \(k, 2\)")):  # fmt: skip
         with pytest.raises(ValueError, match=message):
             plot_structure(es.structure, path=str(tmp_path / "t.png"), **kwargs)
+    with pytest.raises(ValueError, match="^theta: expected the number WI used"):
+        plot_structure(es.structure, path=str(tmp_path / "t.png"), m_corr=6, theta=1.5)
     assert os.listdir(tmp_path) == []
+
+
+def test_the_pair_panels_colour_scale_is_a_fraction_and_two_rows_draw_a_chance_line(tmp_path, monkeypatch):
+    """Few WI calls put chance's floor above 1 / 100: the scale's top was 100 times it (20 here),
+    so a pair found in nearly every generation was drawn pale. And m_corr = 2 drew no line."""
+    import matplotlib.axes
+
+    es = EDAMCCStrategy(bounds=[(-5, 5)] * 8, population_size=40, seed=0, variant="edamcc", record_pairs=True)
+    for _ in range(60):
+        x = es.ask()
+        es.tell(x, np.sum(x**2, axis=1) + 50 * (x[:, 0] - x[:, 1]) ** 2)
+    seen = {}
+    imshow, axhline = matplotlib.axes.Axes.imshow, matplotlib.axes.Axes.axhline
+    monkeypatch.setattr(matplotlib.axes.Axes, "imshow", lambda ax, *a, **k: seen.update(norm=k["norm"]) or imshow(ax, *a, **k))
+    monkeypatch.setattr(matplotlib.axes.Axes, "axhline", lambda ax, y, *a, **k: seen.update(line=y) or axhline(ax, y, *a, **k))
+    plot_structure(es.structure, path=str(tmp_path / "p.png"))
+    assert es.structure.pair_frequency()[0, 1] >= 0.9 and seen["norm"].vmax == 1.0 and seen["norm"].vmin < 0.5
+    plot_structure(es.structure, path=str(tmp_path / "q.png"), m_corr=2, theta=0.3)
+    assert seen["line"] == 8.0 and seen["norm"].vmin < seen["norm"].vmax <= 1.0  # every pair by chance
 
 
 @pytest.mark.parametrize("name", ["run.xyz", "run"])  # no suffix: matplotlib would write run.png instead

@@ -55,6 +55,13 @@ def test_the_record_keeps_the_best_value_beside_each_wi_call_also_through_a_pick
     assert restored.best_f[-1] == 0.5 and restored.to_dict()["best_f"][:5] == [None] * 5
 
 
+def test_strong_frequency_counts_every_wi_call_also_when_q_keeps_every_kth():
+    record = StructureRecord(2, every=2)
+    for k in range(10):  # x0 strong in the even calls, the ones Q keeps
+        record.add(k, 10 * k, np.array([k % 2 == 0, False]))
+    assert record.q_matrix().shape == (2, 5) and record.strong_frequency().tolist() == [0.5, 0.0]
+
+
 def test_record_thinning_and_switching_off():
     es = EDAMCCStrategy(bounds=[(-5, 5)] * 5, population_size=20, seed=0, record_every=3, record_pairs=False)
     for _ in range(10):

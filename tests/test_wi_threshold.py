@@ -72,8 +72,10 @@ def test_chance_strong_edge_cases_and_the_fisher_approximation():
     assert chance_strong(10, 100, 1.0) == 0.0
     assert chance_strong(10, 100, 0.0) == 10.0
     assert chance_strong(100, 100, 0.3) < chance_strong(100, 50, 0.3)  # fewer rows, more noise
+    assert chance_strong(10, 2, 0.3) == 10.0 and pair_exceeds(0.3, 2) == 1.0  # two rows: every |r| is 1
+    assert pair_exceeds(1.0, 2) == 0.0
     with pytest.raises(ValueError, match="m_corr"):
-        chance_strong(10, 2, 0.3)
+        chance_strong(10, 1, 0.3)
     with pytest.raises(ValueError, match="^dimension:"):
         chance_strong(0, 100, 0.3)
 

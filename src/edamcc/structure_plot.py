@@ -102,8 +102,8 @@ def plot_structure(
     if record.n_strong.size == 0:
         raise ValueError("record: no generation was recorded, there is nothing to draw")
     check_plot_path(path)
-    if theta is not None and not is_real(theta):
-        raise ValueError(f"theta: expected the number WI used (es.theta) or None; got {theta!r}")
+    if theta is not None and not (is_real(theta) and 0.0 <= theta <= 1.0):
+        raise ValueError(f"theta: expected the number WI used (es.theta, in [0, 1]) or None; got {theta!r}")
     if m_corr is not None and (not is_int(m_corr) or m_corr < 2):
         raise ValueError(f"m_corr: expected the rows WI correlated (es.m_corr, an integer >= 2) or None; got {m_corr!r}")
     if (m_corr is None) != (theta is None):  # one alone cannot draw the constant line
@@ -166,7 +166,7 @@ def _strong_panel(ax: Any, record: StructureRecord, m_corr: int | None, theta: f
     if window > 1:
         smooth = np.convolve(n_strong, np.ones(window) / window, mode="valid")
         ax.plot(evaluations[window - 1 :], smooth, lw=1.6, color="C3", label=f"mean of {window} generations")
-    if m_corr is not None and theta is not None and m_corr >= 3:
+    if m_corr is not None and theta is not None:
         expected = chance_strong(n, m_corr, theta)
         ax.axhline(expected, ls="--", color="0.3", lw=1, label=f"chance alone: {expected:.0f}")
     elif m_corr is None and theta is None and np.isfinite(chance := record.chance_n_strong()).any():
@@ -208,11 +208,13 @@ def _pairs_panel(fig: Any, ax: Any, record: StructureRecord, m_corr: int | None,
     shown = freq[np.ix_(order, order)]
     # the colour scale starts at what chance alone gives a pair, so noise stays near white
     floor = 1.0 / max(record.n_wi_calls, 1)
-    if m_corr is not None and theta is not None and m_corr >= 3:
+    if m_corr is not None and theta is not None:
         floor = max(floor, pair_exceeds(theta, m_corr))
     elif m_corr is None and theta is None and (rate := record.chance_pair_frequency()) is not None:
         floor = max(floor, rate)
-    top = max(float(shown.max()), NOISE_RANGE * floor)  # noise, a few times the floor, stays faint
+    top = max(float(shown.max()), min(1.0, NOISE_RANGE * floor))  # a fraction; noise, a few times the floor, stays faint
+    if floor >= top:  # chance gives every pair (two rows): a scale that still shows the frequencies
+        floor = top / NOISE_RANGE
     image = ax.imshow(np.clip(shown, floor, None), cmap="Blues", norm=LogNorm(vmin=floor, vmax=top), interpolation="nearest")
     ax.set_title(f"(c) pairs with {above}", fontsize=10, loc="left")
     position = np.empty(n, dtype=np.intp)

@@ -55,11 +55,9 @@ def _pair_frequency(counts: NDArray[np.floating], calls: int) -> NDArray[np.floa
 
 
 def _chance_pair(rows: int, theta: float) -> float:
-    """P(|r| > theta) for two independent variables over ``rows`` rows: 0 at theta >= 1, 1 with
-    two rows below it (their correlation is +-1), and :func:`pair_exceeds` from three rows on."""
-    if theta >= 1.0 or rows < 2:
-        return 0.0
-    return 1.0 if rows == 2 else pair_exceeds(theta, rows)
+    """P(|r| > theta) for two independent variables over ``rows`` rows (:func:`pair_exceeds`;
+    0 below two rows, where WI calls nothing strong)."""
+    return 0.0 if rows < 2 else pair_exceeds(theta, rows)
 
 
 class StructureRecord:
@@ -77,6 +75,7 @@ class StructureRecord:
         self._wi_rows: list[int | None] = []  # the rows each WI call correlated (m_corr, or fewer)
         self._wi_theta: list[float | None] = []  # and its threshold
         self._best_f: list[float | None] = []  # the best value told before each WI call
+        self._strong_calls = np.zeros(dimension, dtype=np.int64)  # per variable: the WI calls that called it strong
         self.pair_counts: NDArray[np.uint32] | None = (
             np.zeros((dimension, dimension), dtype=np.uint32) if pairs else None
         )
@@ -95,6 +94,7 @@ class StructureRecord:
         self._wi_rows.append(None if rows is None else int(rows))
         self._wi_theta.append(None if theta is None else float(theta))
         self._n_strong.append(int(strong.sum()))
+        self._strong_calls += strong
         if (len(self._generations) - 1) % self.every == 0:
             self._q_generations.append(generation)
             self._q_evaluations.append(evaluations)
@@ -142,18 +142,17 @@ class StructureRecord:
         return np.array([np.nan if b is None else b for b in self._best_f], dtype=np.float64)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        """Unpickling, also of a record made before it kept the best values (unknown there)."""
+        """Unpickling, also of a record made before it kept the best values and the strong counts."""
         state.setdefault("_best_f", [None] * len(state["_generations"]))
+        state.setdefault("_strong_calls", None)  # not known: strong_frequency reads Q
         self.__dict__.update(state)
 
     def chance_n_strong(self) -> NDArray[np.float64]:
         """For each WI call, the #strong that chance alone gives independent variables with that
         call's rows and threshold (NaN where they are unknown). A threshold of 1 calls none
         strong; two rows correlate every pair by +-1, so below 1 they call all strong."""
-        known = {(r, t): self.dimension * _chance_pair(r, t) if r < 3 or t >= 1.0 else chance_strong(self.dimension, r, t)
+        known = {(r, t): chance_strong(self.dimension, r, t) if r >= 2 else 0.0
                  for r, t in set(zip(self._wi_rows, self._wi_theta)) if r is not None and t is not None}  # fmt: skip
-        if self.dimension < 2:  # no partner: never strong
-            known = dict.fromkeys(known, 0.0)
         return np.array([known.get(key, np.nan) for key in zip(self._wi_rows, self._wi_theta)], dtype=np.float64)
 
     def chance_pair_frequency(self) -> float | None:
@@ -173,9 +172,12 @@ class StructureRecord:
         return bits.T.astype(np.int64)
 
     def strong_frequency(self) -> NDArray[np.float64]:
-        """For each variable, the fraction of recorded generations in which it was strong."""
-        q = self.q_matrix()
-        return q.mean(axis=1) if q.shape[1] else np.zeros(self.dimension)
+        """For each variable, the fraction of the WI calls that called it strong (all of them,
+        also with ``record_every`` > 1; a record pickled before it counted them: of Q's columns)."""
+        if self._strong_calls is None:
+            q = self.q_matrix()
+            return q.mean(axis=1) if q.shape[1] else np.zeros(self.dimension)
+        return self._strong_calls / max(self.n_wi_calls, 1)
 
     def pair_frequency(self) -> NDArray[np.float64]:
         """Symmetric ``(n, n)``: fraction of WI calls in which |corr(x_i, x_j)| > theta."""

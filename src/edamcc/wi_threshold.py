@@ -63,17 +63,21 @@ def exact_theta(dimension: int, m_corr: int, alpha: float = AUTO_ALPHA) -> float
 
 def pair_exceeds(theta: float, m_corr: int) -> float:
     """P(|r| > theta) for the sample correlation r of two independent Gaussian variables over
-    ``m_corr`` rows.
+    ``m_corr`` rows (from 2: two rows give r = +-1).
 
     Under independence r^2 ~ Beta(1/2, (m_corr - 2) / 2) exactly, so this is the regularized
     upper incomplete beta function at theta^2; Fisher's z gives nearly the same value,
     2 (1 - Phi(atanh(theta) sqrt(m_corr - 3))).
     """
-    if not is_int(m_corr) or m_corr < 3:
-        raise ValueError(f"m_corr: expected an integer >= 3; got {m_corr!r}")
+    if not is_int(m_corr) or m_corr < 2:
+        raise ValueError(f"m_corr: expected an integer >= 2; got {m_corr!r}")
     if not 0.0 <= theta <= 1.0:
         raise ValueError(f"theta: expected a number in [0, 1]; got {theta!r}")
-    return 0.0 if theta >= 1.0 else float(betaincc(0.5, (m_corr - 2) / 2.0, theta**2))
+    if theta >= 1.0:
+        return 0.0
+    if m_corr == 2:  # two rows correlate every pair by +-1: the law's limit
+        return 1.0
+    return float(betaincc(0.5, (m_corr - 2) / 2.0, theta**2))
 
 
 def weak_probability(dimension: int, m_corr: int, theta: float) -> float:
