@@ -10,7 +10,8 @@ For diagnosing a run that stalls: a model whose standard deviations stay large w
 error stops improving is not converging (too much variance kept), one whose deviations
 collapse while the mean stops moving has converged prematurely. Prints a Markdown table.
 ``-M 0``, ``-c 0`` and ``--theta auto`` leave the population, c and theta to the package's
-rules for the variant (and ``--budget``); with a budget the run goes on to its stop unless
+rules for the variant (and ``--budget``); ``--theta`` and ``-c`` go only to a variant that uses
+them (``umdac`` has no WI and no groups); with a budget the run goes on to its stop unless
 ``--generations`` says otherwise. Variants with
 a step size (the default's) add their population (it doubles at each restart), the step size
 sigma and the shape's condition (max / min of the factorized part's variances); those with a
@@ -25,7 +26,7 @@ import argparse
 import numpy as np
 
 from coco.optimizers import direction_experiments
-from edamcc import EDAMCCStrategy
+from edamcc import EDAMCCStrategy, get_variant
 from edamcc.benchmark_functions import get_function
 
 EXPERIMENTS = direction_experiments()  # the benchmarks' own variants, by their names
@@ -52,10 +53,12 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=100)
     args = parser.parse_args()
     f = get_function(args.function, args.dim, seed=0)
-    options = {"population_size": args.population_size or None, "theta": args.theta if args.theta == "auto" else float(args.theta)}
-    if args.c:
+    variant = get_variant(EXPERIMENTS.get(args.variant, args.variant))
+    options: dict = {"population_size": args.population_size or None}
+    if variant.identify_weak:  # theta and c go to the variants that use them (UMDAc has neither)
+        options["theta"] = args.theta if args.theta == "auto" else float(args.theta)
+    if args.c and variant.uses_capacity:
         options["c"] = args.c
-    variant = EXPERIMENTS.get(args.variant, args.variant)
     es = EDAMCCStrategy(bounds=f.bounds, variant=variant, seed=args.seed, budget=args.budget, record_pairs=False, **options)
     stepped = es.variant.uses_step_size
     directed = es.variant.learned_direction
