@@ -159,10 +159,6 @@ class Settings:
             variants, ``"auto"`` for the self-adaptive ones.
         c: subspace capacity, the largest SM group (Fig. 4); at least 1, or 2 for the
             greedy-clustering variant (Fig. 11). Paper: 20 at 50/100D, 100 at 500D. None: 20.
-
-    A variant without WI (``identify_weak=False``: UMDAc, EEDA, EMNA, MIMIC, "SM only") has no
-    use for ``m_corr`` and ``theta``, and one without SM's groups (``Variant.uses_capacity``)
-    none for ``c``: giving one raises, and they stay None, so a value is never silently ignored.
         variant: one of :data:`edamcc.VARIANTS` or a :class:`~edamcc.Variant`; default
             ``"edamcc-sep-cc"`` (:data:`DEFAULT_VARIANT`), the paper's algorithm is ``"edamcc"``.
         repair: ``"clip"``, ``"reflect"`` or ``"none"`` for samples outside the box.
@@ -171,6 +167,10 @@ class Settings:
             strong variables left over in random groups. ``"learned"`` is for the self-adaptive
             variants only; the paper's variants group as the paper says (``"edamcc-gc"`` is its
             greedy clustering).
+
+    A variant without WI (``identify_weak=False``: UMDAc, EEDA, EMNA, MIMIC, "SM only") has no
+    use for ``m_corr`` and ``theta``, and one without SM's groups (``Variant.uses_capacity``)
+    none for ``c``: giving one raises, and they stay None, so a value is never silently ignored.
     """
 
     population_size: int | None = None
