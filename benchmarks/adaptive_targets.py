@@ -32,7 +32,8 @@ from pathlib import Path
 from common import FUNCTIONS, PAPER_FACTOR, RESULTS, load_runs, shown_path, verdict_of, write_report, zeroed_median
 
 OUT = RESULTS / "adaptive"
-ORDER = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-lf0", "edamcc-vd-lf0-na", "edamcc-vd-lf0-na-wi", "edamcc-vd-wi-am", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-budget-pop", "edamcc-exact-theta", "edamcc-default", "sep-cma", "vd-cma"]
+ORDER = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-lf0", "edamcc-vd-lf0-na", "edamcc-vd-lf0-na-wi", "edamcc-vd-wi-am", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-budget-pop", "edamcc-exact-theta", "edamcc-default", "sep-cma", "sep-cma-ipop", "vd-cma"]
+PEERS = {"sep-cma": "sep-CMA-ES", "sep-cma-ipop": "IPOP sep-CMA-ES"}  # the verdicts' peer (--peer) and its name in the text
 ADAPTIVE = ["edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-lf0", "edamcc-vd-lf0-na", "edamcc-vd-lf0-na-wi", "edamcc-vd-wi-am", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-budget-pop", "edamcc-exact-theta", "vd-cma"]  # each gets its verdict against sep-CMA-ES (vd-cma: the peer with one learned direction)
 
 
@@ -52,19 +53,19 @@ def reference_medians(folder: Path) -> dict[tuple, dict[str, dict[str, float]]]:
     return medians(load_runs(folder)) if Path(folder).is_dir() else {}
 
 
-def ceiling(table: dict[str, dict[str, float]]) -> str | None:
-    """The sentence on how many functions of a cell any optimizer can be ahead of sep-CMA-ES on:
-    not on those where sep-CMA-ES's median is 0 (below 1e-12), which can only be tied. None
-    without sep-CMA-ES, or where it has no such function (then every one can be won)."""
-    rows = [f for f in sorted(table, key=FUNCTIONS.index) if "sep-cma" in table[f]]
-    solved = [f for f in rows if table[f]["sep-cma"] == 0.0]
+def ceiling(table: dict[str, dict[str, float]], peer: str = "sep-cma") -> str | None:
+    """The sentence on how many functions of a cell any optimizer can be ahead of the ``peer`` on:
+    not on those where its median is 0 (below 1e-12), which can only be tied. None without the
+    peer, or where it has no such function (then every one can be won)."""
+    rows = [f for f in sorted(table, key=FUNCTIONS.index) if peer in table[f]]
+    solved = [f for f in rows if table[f][peer] == 0.0]
     if not solved:
         return None
-    return (f"sep-CMA-ES's median is below 1e-12 on {len(solved)} of {len(rows)} functions ({', '.join(solved)}), where a median "
+    return (f"{PEERS[peer]}'s median is below 1e-12 on {len(solved)} of {len(rows)} functions ({', '.join(solved)}), where a median "
             f"can at best tie it: any optimizer can be ahead of it on at most {len(rows) - len(solved)} of {len(rows)}.")
 
 
-def regenerate_command(out: Path, reference: Path | None = None) -> str:
+def regenerate_command(out: Path, reference: Path | None = None, peer: str = "sep-cma") -> str:
     """The command that rewrites this report: ``--runs`` names a folder other than the default,
     relative to the repository when it is inside it, and ``--reference`` the folder of the peers' runs."""
     folder = Path(out).resolve()
@@ -73,6 +74,8 @@ def regenerate_command(out: Path, reference: Path | None = None) -> str:
         command += f" --runs {shown_path(folder)}"
     if reference is not None:
         command += f" --reference {shown_path(Path(reference).resolve())}"
+    if peer != "sep-cma":
+        command += f" --peer {peer}"
     return command
 
 
@@ -82,20 +85,22 @@ def with_reference(runs: list[dict], reference: list[dict]) -> list[dict]:
     return runs + [r for r in reference if r["algorithm"] not in own]
 
 
-def report(out: Path = OUT, reference: Path | None = None) -> str:
+def report(out: Path = OUT, reference: Path | None = None, peer: str = "sep-cma") -> str:
+    """The targets' report, with every self-adaptive variant's verdicts against ``peer``."""
+    label = PEERS[peer]
     runs = load_runs(out / "runs")
     if reference is not None:
         runs = with_reference(runs, load_runs(Path(reference) / "runs"))
     counts = {(r["dim"], r["budget"], r["function"], r["algorithm"]) for r in runs}
-    lines = ["# Self-adaptive EDA-MCC against sep-CMA-ES and the paper's variant", "",
-             f"Median F(x) - F(x*) over the runs (0: below 1e-12). Regenerate: `{regenerate_command(out, reference)}`.", ""]  # fmt: skip
+    lines = [f"# Self-adaptive EDA-MCC against {label} and the paper's variant", "",
+             f"Median F(x) - F(x*) over the runs (0: below 1e-12). Regenerate: `{regenerate_command(out, reference, peer)}`.", ""]  # fmt: skip
     for (dim, budget), table in sorted(medians(runs).items()):
         algs = [a for a in ORDER if any(a in row for row in table.values())]
         ours = [a for a in ADAPTIVE if a in algs]
         n_runs = sorted({sum(1 for r in runs if (r["dim"], r["budget"], r["function"], r["algorithm"]) == key)
                          for key in counts if key[:2] == (dim, budget)})  # fmt: skip
         lines += [f"## n = {dim}, {budget} evaluations ({budget // dim} n), {'/'.join(map(str, n_runs))} run(s) per cell", "",
-                  "| function | " + " | ".join(algs) + "".join(f" | {a} vs sep-CMA-ES" for a in ours) + " |",
+                  "| function | " + " | ".join(algs) + "".join(f" | {a} vs {label}" for a in ours) + " |",
                   "|---|" + "---|" * (len(algs) + len(ours))]  # fmt: skip
         verdicts: dict[str, dict[str, int]] = {a: defaultdict(int) for a in ours}
         paper_checks: dict[str, list[str]] = {a: [] for a in ours}
@@ -103,10 +108,10 @@ def report(out: Path = OUT, reference: Path | None = None) -> str:
             row = table[fname]
             cells = [f"{row[a]:.2e}" if a in row else "–" for a in algs]
             for a in ours:
-                verdict = verdict_of(row[a], row["sep-cma"]) if {a, "sep-cma"} <= set(row) else "–"
+                verdict = verdict_of(row[a], row[peer]) if {a, peer} <= set(row) else "–"
                 verdicts[a][verdict] += 1
                 cells.append(verdict)
-                if {"edamcc", a, "sep-cma"} <= set(row) and row["edamcc"] < row["sep-cma"]:
+                if {"edamcc", a, peer} <= set(row) and row["edamcc"] < row[peer]:
                     if row["edamcc"] == 0 and row[a] > 0:  # the paper's below 1e-12: no finite ratio
                         paper_checks[a].append(f"{fname} {row[a]:.2g} against below 1e-12 (more than 3x)")
                     else:
@@ -114,14 +119,14 @@ def report(out: Path = OUT, reference: Path | None = None) -> str:
                         paper_checks[a].append(f"{fname} {ratio:.2g}x" + ("" if ratio <= PAPER_FACTOR else " (more than 3x)"))
             lines.append(f"| {fname} | " + " | ".join(cells) + " |")
         lines.append("")
-        most = ceiling(table)
+        most = ceiling(table, peer)
         if most is not None:
             lines += [most, ""]
         for a in ours:
             v = verdicts[a]
             total = sum(v[k] for k in ("ahead", "tied", "behind"))
-            lines.append(f"{a}: median ahead of sep-CMA-ES on {v['ahead']} of {total} functions, tied on {v['tied']}, behind on {v['behind']}."
-                         + (f" Where the paper's variant beats sep-CMA-ES, {a} against it: " + ", ".join(paper_checks[a]) + "."
+            lines.append(f"{a}: median ahead of {label} on {v['ahead']} of {total} functions, tied on {v['tied']}, behind on {v['behind']}."
+                         + (f" Where the paper's variant beats {label}, {a} against it: " + ", ".join(paper_checks[a]) + "."
                             if paper_checks[a] else ""))  # fmt: skip
         lines.append("")
     return "\n".join(lines)
@@ -131,10 +136,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", default=str(OUT), help="the folder whose runs/ are read (default: results/adaptive)")
     parser.add_argument("--reference", default=None, help="a folder whose runs/ add the algorithms missing from --runs (the peers)")
-    parser.add_argument("--out", default=None, help="the report (default: targets.md in that folder)")
+    parser.add_argument("--peer", default="sep-cma", choices=sorted(PEERS), help="the peer of the verdicts (default: sep-cma)")
+    parser.add_argument("--out", default=None, help="the report (default: targets.md in that folder, targets_<peer>.md for another peer)")
     args = parser.parse_args()
     folder = Path(args.runs)
-    write_report(Path(args.out) if args.out else folder / "targets.md", report(folder, args.reference and Path(args.reference)))
+    default = "targets.md" if args.peer == "sep-cma" else f"targets_{args.peer}.md"
+    write_report(Path(args.out) if args.out else folder / default, report(folder, args.reference and Path(args.reference), args.peer))
 
 
 if __name__ == "__main__":

@@ -15,9 +15,13 @@ sample is not affordable at 500D in this time) and VD-CMA (``vd-cma``: pycma's
 Akimoto, Auger and Hansen, "Comparison-based natural gradient optimization in high dimension",
 GECCO 2014; same start, step size and tolerances), Nevergrad's EMNA and NGOpt, and pypop7's
 RPEDA when it is installed. Every run stops at the budget: 10000 n evaluations (2.5e6 at
-500D) unless ``--budget-factor`` says otherwise. pycma runs with its tolerances off, and when
+500D) unless ``--budget-factor`` says otherwise; pycma's runs stop by its own ``maxfevals``,
+after a whole generation, so their last generation may run up to lambda - 1 evaluations past
+it (counted: at most 0.13% of the budget here). pycma runs with its tolerances off, and when
 it still stops early (``noeffectcoord``, say) it starts again from the centre with the budget
-left and a seed of its own (:func:`cma_seed`); a run file counts those ``restarts``. Results
+left and a seed of its own (:func:`cma_seed`); a run file counts those ``restarts``.
+``sep-cma-ipop`` is sep-CMA-ES with pycma's own tolerances and IPOP restarts: each restart
+doubles lambda and starts from a uniform point of the box (the first from the centre). Results
 are cached per run under ``--out``.
 """
 
@@ -39,7 +43,7 @@ from edamcc.benchmark_functions import get_function
 
 ALGORITHMS = ["edamcc", "edamcc-adaptive", "edamcc-csa", "edamcc-tpa", "edamcc-tpa-all", "edamcc-sep-cc", "edamcc-sep-cc-lf", "edamcc-vd", "edamcc-vd-lf0", "edamcc-vd-lf0-na", "edamcc-vd-lf0-na-wi", "edamcc-vd-wi-am", "edamcc-sep-cc-psa", "edamcc-sep-cc-psa-path", "edamcc-adaptive-learned", "edamcc-csa-learned", "edamcc-default",
               "edamcc-budget-pop", "edamcc-exact-theta",
-              "umdac", "eeda", "emna-global", "mimic", "sep-cma", "cma", "vd-cma", "ng-emna", "ng-ngopt", "rpeda"]
+              "umdac", "eeda", "emna-global", "mimic", "sep-cma", "sep-cma-ipop", "cma", "vd-cma", "ng-emna", "ng-ngopt", "rpeda"]
 # The self-adaptive variants with SM's groups learned from |corr| (partition="learned") instead of random.
 LEARNED = {"edamcc-adaptive-learned": "edamcc-adaptive", "edamcc-csa-learned": "edamcc-csa"}
 # edamcc-tpa's two-point step size at every n, not only from n = 300 on (what the switch at 300 is measured against)
@@ -52,7 +56,7 @@ POPULATION_ADAPTIVE = {name: population_variant(name) for name in POPULATION_EXP
 DIRECTION_ONLY = direction_experiments()
 # run through minimize with their own defaults: the package's self-adaptive variants and the entries built on them
 SELF_ADAPTIVE = {name for name, v in VARIANTS.items() if v.adaptive} | {TPA_EVERYWHERE.name, *DIRECTION_ONLY, *POPULATION_ADAPTIVE, "edamcc-default", "edamcc-budget-pop", "edamcc-exact-theta", *LEARNED}
-PYCMA = ("sep-cma", "cma", "vd-cma")  # pycma's, run with its tolerances off and restarted with the budget left
+PYCMA = ("sep-cma", "cma", "vd-cma", "sep-cma-ipop")  # pycma's, restarted with the budget left (IPOP: doubled populations)
 EXPENSIVE_AT_500 = {"eeda", "emna-global", "cma"}  # O(n^2) per sample or O(n^3) per generation
 
 
@@ -115,14 +119,20 @@ def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dic
         import cma
         from cma.restricted_gaussian_sampler import GaussVDSampler
 
-        opts = {"bounds": [lo, hi], "verbose": -9, "CMA_diagonal": algorithm == "sep-cma",
-                "tolfun": 0, "tolfunhist": 0, "tolx": 0, "tolstagnation": budget, "tolflatfitness": budget}  # fmt: skip
+        ipop = algorithm == "sep-cma-ipop"  # pycma's own tolerances, then IPOP restarts from a random point
+        opts = {"bounds": [lo, hi], "verbose": -9, "CMA_diagonal": algorithm in ("sep-cma", "sep-cma-ipop")}
+        if not ipop:
+            opts |= {"tolfun": 0, "tolfunhist": 0, "tolx": 0, "tolstagnation": budget, "tolflatfitness": budget}
         if algorithm == "vd-cma":
             opts = GaussVDSampler.extend_cma_options(opts)
         best, used, restart = np.inf, 0, 0
         while used < budget:  # pycma may stop early (e.g. noeffectcoord): restart with the budget left, its own seed
-            es = cma.CMAEvolutionStrategy(np.full(dim, (lo + hi) / 2), (hi - lo) / 3,
-                                          opts | {"maxfevals": budget - used, "seed": cma_seed(seed, restart)})  # fmt: skip
+            x0 = np.full(dim, (lo + hi) / 2)  # the first run from the centre, as sep-cma
+            if ipop:
+                opts["popsize"] = (4 + int(3 * np.log(dim))) * 2**restart
+                if restart:
+                    x0 = np.random.default_rng(cma_seed(seed, restart)).uniform(lo, hi, dim)
+            es = cma.CMAEvolutionStrategy(x0, (hi - lo) / 3, opts | {"maxfevals": budget - used, "seed": cma_seed(seed, restart)})
             while not es.stop():
                 x = np.asarray(es.ask())
                 v = f(x)

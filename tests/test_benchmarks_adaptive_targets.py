@@ -53,3 +53,16 @@ def test_a_reference_folder_adds_only_the_algorithms_the_runs_lack(tmp_path):
     assert f"--runs {(tmp_path / 'old').resolve()} --reference {(tmp_path / 'peers').resolve()}`." in text
     assert "at most" not in text  # sep-CMA-ES's 2.0 is not below 1e-12: every function can be won
     assert "| F1 | 3.00e+00 | – |\n" in adaptive_targets.report(tmp_path / "old")  # without it: no sep-CMA-ES, no verdict
+
+
+def test_the_verdicts_can_be_against_ipop_sep_cma_es(tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    _write(runs, {("edamcc-sep-cc", "F11"): [3.0] * 3, ("sep-cma", "F11"): [255.0] * 3, ("sep-cma-ipop", "F11"): [0.0] * 3})
+    assert "edamcc-sep-cc: median ahead of sep-CMA-ES on 1 of 1 functions" in adaptive_targets.report(tmp_path)
+    text = adaptive_targets.report(tmp_path, peer="sep-cma-ipop")
+    assert text.startswith("# Self-adaptive EDA-MCC against IPOP sep-CMA-ES and the paper's variant")
+    assert "| F11 | 3.00e+00 | 2.55e+02 | 0.00e+00 | behind |" in text and "--peer sep-cma-ipop`" in text
+    assert "edamcc-sep-cc: median ahead of IPOP sep-CMA-ES on 0 of 1 functions, tied on 0, behind on 1." in text
+    assert "IPOP sep-CMA-ES's median is below 1e-12 on 1 of 1 functions (F11)" in text
+

@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pytest
 
 import peers
@@ -113,3 +114,27 @@ def test_vd_cma_is_pycmas_diagonal_and_direction_sampler_and_solves_a_small_sphe
     runs = {alg: peers.run_one(alg, "F1", 10, 3000, 0) for alg in ("sep-cma", "cma", "vd-cma")}
     assert runs["vd-cma"]["error"] < 1e-6 and runs["vd-cma"]["restarts"] == 0
     assert len({r["error"] for r in runs.values()}) == 3  # three different algorithms on the same seed
+
+
+def test_ipop_sep_cma_restarts_with_doubled_populations_from_random_points_and_leaves_the_local_minimum():
+    """Rastrigin (F11) at n = 10: pycma's own tolerances stop sep-CMA-ES in a local minimum, and
+    IPOP's larger populations go further than the run restarted with its first population."""
+    import cma
+
+    seen = []
+    real = cma.CMAEvolutionStrategy
+
+    def spy(x0, sigma0, opts):
+        seen.append((np.asarray(x0).copy(), opts.get("popsize")))
+        return real(x0, sigma0, opts)
+
+    cma.CMAEvolutionStrategy = spy
+    try:
+        ipop = peers.run_one("sep-cma-ipop", "F11", 10, 20_000, 0)
+    finally:
+        cma.CMAEvolutionStrategy = real
+    plain = peers.run_one("sep-cma", "F11", 10, 20_000, 0)
+    assert ipop["restarts"] >= 2 and [p for _, p in seen] == [10 * 2**r for r in range(len(seen))]  # 4 + floor(3 ln 10) = 10
+    assert np.all(seen[0][0] == 0.0) and not np.array_equal(seen[1][0], seen[2][0])  # the centre, then random points
+    assert ipop["error"] < plain["error"]
+
