@@ -44,7 +44,7 @@ from nevergrad.optimization import base
 from nevergrad.optimization.optimizerlib import registry
 from nevergrad.parametrization import helpers
 
-from edamcc import DEFAULT_VARIANT, PAPER_VARIANT, EDAMCCStrategy, Settings, StructureRecord, Variant, check_budget
+from edamcc import DEFAULT_VARIANT, PAPER_VARIANT, EDAMCCStrategy, Settings, StructureRecord, Variant, check_budget, get_variant
 
 # Beyond this many standardized units a bound is a squashing transform's +-infinity.
 _FAR = 1e6
@@ -173,9 +173,12 @@ class _EDAMCC(base.Optimizer):
             self._best = (es.best_f, candidate)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        """Unpickling, also of an optimizer dumped before it kept its best candidate."""
+        """Unpickling, also of an optimizer dumped before it kept its best candidate, or before
+        the settings a variant does not use were None (its strategy, if not made yet, refuses them)."""
         self.__dict__.update(state)
         self.__dict__.setdefault("_best", None)
+        for name in get_variant(self._options["variant"]).unused_settings:
+            self._options[name] = None
 
     def recommend(self) -> ng.p.Parameter:
         """Nevergrad's recommendation, unless every loss told so far was clipped to 5e20 (all

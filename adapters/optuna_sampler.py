@@ -83,7 +83,7 @@ GENERATION_KEY = "edamcc:generation"  # on a trial: the generation whose model d
 _CACHE_SIZE = 16
 # A trial drawn this many generations behind its own block warns, once per generation held open:
 # slow trials hold a few (README: up to 16 with nearly free trials), a lost one holds it forever.
-STALE_GENERATIONS = 10
+STALE_GENERATIONS = 50
 
 
 class EDAMCCSampler(BaseSampler):
@@ -195,8 +195,8 @@ class EDAMCCSampler(BaseSampler):
                 cache.warned_held = generation
                 warnings.warn(f"EDAMCCSampler: trial {trial.number} is drawn from the model of generation {generation}, {lag} "
                               f"generations behind its own, because trials {held} of that generation's block have not finished. "
-                              "A trial lost with its process stays RUNNING unless the storage has a heartbeat: fail it with "
-                              "study.tell(number, state=TrialState.FAIL)", UserWarning, stacklevel=2)  # fmt: skip
+                              "A slow trial closes it when it finishes; one whose process died stays RUNNING unless the storage "
+                              "has a heartbeat: fail that one with study.tell(number, state=TrialState.FAIL)", UserWarning, stacklevel=2)  # fmt: skip
         study._storage.set_trial_system_attr(trial._trial_id, GENERATION_KEY, generation)
         transform = space[1]
         lower, upper = transform.bounds[:, 0], transform.bounds[:, 1]

@@ -42,8 +42,8 @@ M, M_CORR, C = 200, 100, 100
 def measure(algorithm: str, n: int, generations: int) -> dict:
     rng = np.random.default_rng(0)
     variant = VARIANTS[algorithm]
-    m_corr = M_CORR if variant.identify_weak and not variant.adaptive else None  # the adaptive variants: their own m and m_corr
-    c = C if variant.uses_capacity else None  # UMDAc and EEDA have no groups to cap
+    m_corr = None if variant.adaptive or "m_corr" in variant.unused_settings else M_CORR  # the adaptive variants: their own
+    c = None if "c" in variant.unused_settings else C  # UMDAc and EEDA have no groups to cap
     es = EDAMCCStrategy(bounds=[(-100.0, 100.0)] * n, population_size=M, m_corr=m_corr, c=c, variant=algorithm,
                         seed=1, record_pairs=False)  # fmt: skip
     # warm up: two generations on a sphere so the model is a fitted Gaussian, not the uniform start

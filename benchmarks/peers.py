@@ -17,7 +17,8 @@ GECCO 2014; same start, step size and tolerances), Nevergrad's EMNA and NGOpt, a
 RPEDA when it is installed. Every run stops at the budget: 10000 n evaluations (2.5e6 at
 500D) unless ``--budget-factor`` says otherwise; pycma's runs stop by its own ``maxfevals``,
 after a whole generation, so their last generation may run up to lambda - 1 evaluations past
-it (counted: at most 0.13% of the budget here). pycma runs with its tolerances off, and when
+it, counted (for sep-cma, cma and vd-cma at most 0.13% of the budget here; for sep-cma-ipop,
+whose lambda doubles at each restart, up to about 0.3%). pycma runs with its tolerances off, and when
 it still stops early (``noeffectcoord``, say) it starts again from the centre with the budget
 left and a seed of its own (:func:`cma_seed`); a run file counts those ``restarts``.
 ``sep-cma-ipop`` is sep-CMA-ES with pycma's own tolerances and IPOP restarts: each restart
@@ -112,7 +113,7 @@ def run_one(algorithm: str, fname: str, dim: int, budget: int, seed: int) -> dic
             final_population = res.strategy.population_size
     elif algorithm in ("edamcc", "umdac", "eeda", "emna-global", "mimic"):
         m = 200 if algorithm == "edamcc" else 2000 if dim >= 500 or algorithm in ("umdac", "mimic") else 1000
-        c = (100 if dim >= 500 else 20) if VARIANTS[algorithm].uses_capacity else None  # the baselines have no groups
+        c = None if "c" in VARIANTS[algorithm].unused_settings else 100 if dim >= 500 else 20  # the baselines have no groups
         best = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, variant=algorithm, population_size=m, c=c,
                         record_pairs=False).fun  # fmt: skip
     elif algorithm in PYCMA:

@@ -54,11 +54,10 @@ def main() -> None:
     args = parser.parse_args()
     f = get_function(args.function, args.dim, seed=0)
     variant = get_variant(EXPERIMENTS.get(args.variant, args.variant))
-    options: dict = {"population_size": args.population_size or None}
-    if variant.identify_weak:  # theta and c go to the variants that use them (UMDAc has neither)
-        options["theta"] = args.theta if args.theta == "auto" else float(args.theta)
-    if args.c and variant.uses_capacity:
-        options["c"] = args.c
+    options = {"population_size": args.population_size or None, "theta": args.theta if args.theta == "auto" else float(args.theta),
+               "c": args.c or None}
+    for name in variant.unused_settings:  # theta and c go to the variants that use them (UMDAc has neither)
+        options.pop(name, None)
     es = EDAMCCStrategy(bounds=f.bounds, variant=variant, seed=args.seed, budget=args.budget, record_pairs=False, **options)
     stepped = es.variant.uses_step_size
     directed = es.variant.learned_direction

@@ -158,6 +158,18 @@ def test_seeding_through_the_parametrization_random_state():
     assert not np.array_equal(run(3), run(4))
 
 
+def test_an_optimizer_dumped_when_every_variant_got_theta_and_c_still_runs(tmp_path):
+    """Until the settings a variant does not use were None, a dump kept theta=0.3 and c=20 for
+    every variant; loaded, its strategy (made at the first ask) refused them."""
+    for name in ("EDAMCC-UMDAc", "EDAMCC-WIOnly"):
+        opt = ng.optimizers.registry[name](parametrization=ng.p.Array(shape=(4,), lower=-1, upper=1), budget=60)
+        opt._options.update(theta=0.3, c=20, m_corr=None)  # as such a dump holds them
+        opt.dump(tmp_path / "old.pkl")
+        loaded = ng.optimizers.registry[name].load(tmp_path / "old.pkl")
+        loaded.minimize(sphere)
+        assert loaded.strategy.evaluations == 60
+
+
 def test_bounds_that_broadcast_over_the_array_give_each_variable_its_own_box():
     param = ng.p.Array(shape=(2, 3)).set_bounds(lower=np.array([[-1.0], [-3.0]]), upper=np.array([[1.0], [3.0]]))
     lower, upper, bounded = adapter.standardized_box(param)

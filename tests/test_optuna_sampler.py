@@ -272,7 +272,7 @@ def test_a_trial_still_running_holds_its_generation_open_and_later_trials_use_th
     assert study._storage.get_trial(nxt._trial_id).system_attrs[GENERATION_KEY] == 1
 
 
-def test_a_trial_left_running_warns_once_when_trials_are_drawn_ten_generations_behind():
+def test_a_trial_left_running_warns_once_when_trials_are_drawn_fifty_generations_behind():
     sampler = EDAMCCSampler(seed=0, population_size=4)
     study = optuna.create_study(sampler=sampler)
     study.optimize(lambda t: objective(t, n=3), n_trials=6)
@@ -280,12 +280,12 @@ def test_a_trial_left_running_warns_once_when_trials_are_drawn_ten_generations_b
     objective(lost, n=3)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        study.optimize(lambda t: objective(t, n=3), n_trials=40)  # blocks up to generation 13
+        study.optimize(lambda t: objective(t, n=3), n_trials=160)  # blocks up to generation 53
     held = [str(w.message) for w in caught if "behind its own" in str(w.message)]
     assert len(held) == 1 and "trials [6] of that generation's block have not finished" in held[0]
-    assert "generation 1, 10 generations behind" in held[0]
+    assert "generation 1, 50 generations behind" in held[0]
     study.tell(lost.number, state=TrialState.FAIL)  # the remedy the warning names
-    assert sampler.closed_generations(study) == block_of(46, 4)
+    assert sampler.closed_generations(study) == block_of(166, 4)
 
 
 # edamcc-tpa's two-point rule starts at n = 300; these small spaces get it with the switch at 1

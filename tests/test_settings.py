@@ -24,6 +24,7 @@ BAD = [
     ({"theta": 0.3, "variant": "umdac"}, "theta: variant 'umdac' does not run WI (identify_weak=False)"),
     ({"m_corr": 10, "variant": "sm-only"}, "m_corr: variant 'sm-only' does not run WI (identify_weak=False)"),
     ({"c": 5, "variant": "wi-only"}, "c: variant 'wi-only' has no SM groups to cap (grouping='single')"),
+    ({"partition": "learned", "variant": "sm-only"}, "partition: 'learned' is for the self-adaptive variants"),
 ]
 
 CLI_FLAGS = {"theta": "--theta", "c": "-c", "m_corr": "--m-corr", "population_size": "-M",
@@ -42,6 +43,17 @@ def test_defaults_and_where_they_come_from():
     umdac = Settings(variant="umdac").resolve(5)  # no WI, no groups: nothing to set, nothing shown
     assert (umdac.settings.theta, umdac.theta, umdac.m_corr, umdac.c) == (None, None, None, None)
     assert Settings(variant="sm-only").c == 20 and Settings(variant="wi-only").theta == 0.3
+
+
+def test_the_learned_partition_needs_wi_whose_threshold_it_clusters_by():
+    from dataclasses import replace
+
+    from edamcc import VARIANTS
+
+    blind = replace(VARIANTS["edamcc-sep-cc"], name="no-wi", identify_weak=False)  # it would refuse theta
+    with pytest.raises(ValueError, match="^partition: 'learned' is for the self-adaptive variants"):
+        Settings(variant=blind, partition="learned")
+    assert Settings(variant=blind).theta is None
 
 
 @pytest.mark.parametrize("variant", ["edamcc", "edamcc-sep-cc", "umdac", "mimic", "wi-only", "sm-only", "edamcc-gc"])

@@ -48,11 +48,20 @@ def test_the_record_keeps_the_best_value_beside_each_wi_call_also_through_a_pick
     assert record.best_f.tolist() == best and record.to_dict()["best_f"] == best
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(record)).best_f, record.best_f)
     old = pickle.loads(pickle.dumps(record))
-    del old._best_f  # a record pickled before it kept them (a dumped optimizer)
+    del old._best_f, old._strong_calls  # a record pickled before it kept them (a dumped optimizer)
     restored = pickle.loads(pickle.dumps(old))
     assert np.isnan(restored.best_f).all() and restored.best_f.size == 5
-    restored.add(9, 200, np.zeros(6, dtype=bool), best_f=0.5)
+    np.testing.assert_array_equal(restored.strong_frequency(), record.strong_frequency())  # rebuilt from Q (every call)
+    restored.add(9, 200, np.ones(6, dtype=bool), best_f=0.5)  # and the run goes on
     assert restored.best_f[-1] == 0.5 and restored.to_dict()["best_f"][:5] == [None] * 5
+    np.testing.assert_allclose(restored.strong_frequency(), (record.strong_frequency() * 5 + 1) / 6)
+    thinned = StructureRecord(2, every=2)
+    for k in range(3):
+        thinned.add(k, 10 * k, np.array([k == 1, True]))
+    del thinned._strong_calls  # Q kept calls 0 and 2 only: the counts are not known, Q's share is used
+    thinned = pickle.loads(pickle.dumps(thinned))
+    thinned.add(3, 30, np.array([True, True]))
+    assert thinned.strong_frequency().tolist() == [0.0, 1.0]
 
 
 def test_strong_frequency_counts_every_wi_call_also_when_q_keeps_every_kth():

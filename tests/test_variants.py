@@ -56,6 +56,10 @@ def test_a_custom_variant_is_checked_when_it_is_made():
         replace(VARIANTS["edamcc"], grouping="none")  # WI that would never run
     with pytest.raises(ValueError, match="^chain:"):
         replace(VARIANTS["mimic"], adaptive=True)
+    with pytest.raises(ValueError, match="^grouping: 'greedy' .*needs identify_weak=True"):
+        replace(VARIANTS["edamcc-gc"], identify_weak=False)  # its clusters need WI's theta, which it would refuse
+    assert [v.name for v in VARIANTS.values() if v.unused_settings == ("m_corr", "theta", "c")] == ["umdac", "emna-global", "eeda", "mimic"]
+    assert VARIANTS["sm-only"].unused_settings == ("m_corr", "theta") and VARIANTS["wi-only"].unused_settings == ("c",)
     for base in ("edamcc", "edamcc-adaptive"):  # the two-point rule sets a cumulative step size's sigma: csa only
         with pytest.raises(ValueError, match="^two_point_from: .*adaptive=True and scale='csa'"):
             replace(VARIANTS[base], two_point_from=300)

@@ -37,9 +37,9 @@ def run_job(job: Job) -> dict:
     start = time.process_time()
     wall = time.perf_counter()
     variant = get_variant(job.variant)  # a job's c and theta are its table's; a baseline without WI or SM uses neither
+    options = {name: value for name, value in (("c", job.c), ("theta", job.theta)) if name not in variant.unused_settings}
     res = minimize(f, f.bounds, budget=job.budget, seed=job.seed, vectorized=True, callback=callback,
-                   variant=variant, population_size=job.population_size, c=job.c if variant.uses_capacity else None,
-                   theta=job.theta if variant.identify_weak else None, record_pairs=False)  # fmt: skip
+                   variant=variant, population_size=job.population_size, record_pairs=False, **options)  # fmt: skip
     cpu, wall = time.process_time() - start, time.perf_counter() - wall
     idx = np.unique(np.geomspace(1, len(curve), 120).astype(int) - 1)
     rec = res.structure

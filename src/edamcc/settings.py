@@ -137,8 +137,8 @@ def check_target(target: Any) -> float | None:
 
 
 def _learns_groups(variant: Variant) -> bool:
-    """Whether ``partition="learned"`` applies: the self-adaptive variants with SM's random groups."""
-    return variant.adaptive and variant.grouping == "random"
+    """Whether ``partition="learned"`` applies: the self-adaptive variants with WI and SM's random groups."""
+    return variant.adaptive and variant.grouping == "random" and variant.identify_weak
 
 
 @dataclass(frozen=True)
@@ -195,21 +195,21 @@ class Settings:
         if not is_real(self.selection_ratio) or not 0.0 < self.selection_ratio <= 1.0:
             raise ValueError(f"selection_ratio: expected a number in (0, 1]; got {self.selection_ratio!r}")
         object.__setattr__(self, "selection_ratio", float(self.selection_ratio))
-        for name, used in (("m_corr", variant.identify_weak), ("theta", variant.identify_weak), ("c", variant.uses_capacity)):
-            if getattr(self, name) is not None and not used:
+        for name in variant.unused_settings:
+            if getattr(self, name) is not None:
                 why = "does not run WI (identify_weak=False)" if name != "c" else f"has no SM groups to cap (grouping={variant.grouping!r})"
                 raise ValueError(f"{name}: variant {variant.name!r} {why}, so it does not use {name}; expected None, got {getattr(self, name)!r}")
         if self.m_corr is not None:
             if not is_int(self.m_corr) or self.m_corr < 2:
                 raise ValueError(f"m_corr: expected an integer >= 2 (and <= m = floor(tau * M)) or None; got {self.m_corr!r}")
             object.__setattr__(self, "m_corr", int(self.m_corr))
-        if self.theta is None and variant.identify_weak:
+        if self.theta is None and "theta" not in variant.unused_settings:
             object.__setattr__(self, "theta", "auto" if variant.adaptive else DEFAULT_THETA)
         elif self.theta is not None and not (isinstance(self.theta, str) and self.theta in THETA_RULES):
             if not is_real(self.theta) or not 0.0 <= self.theta <= 1.0:
                 raise ValueError(f"theta: expected a number in [0, 1], 'auto' or 'exact'; got {self.theta!r}")
             object.__setattr__(self, "theta", float(self.theta))
-        if variant.uses_capacity:
+        if "c" not in variant.unused_settings:
             min_c = 2 if variant.grouping == "greedy" else 1
             c = DEFAULT_C if self.c is None else self.c
             if not is_int(c) or c < min_c:
@@ -245,7 +245,7 @@ class Settings:
                 "at this selection_ratio, or a larger selection_ratio)"
             )
         if self.m_corr is None:
-            return m, min(DEFAULT_M_CORR, m) if self.variant.identify_weak else None
+            return m, None if "m_corr" in self.variant.unused_settings else min(DEFAULT_M_CORR, m)
         if self.m_corr > m:
             raise ValueError(
                 f"m_corr: expected an integer in [2, m={m}] (m = floor(selection_ratio * population_size)); "

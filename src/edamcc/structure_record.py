@@ -94,7 +94,8 @@ class StructureRecord:
         self._wi_rows.append(None if rows is None else int(rows))
         self._wi_theta.append(None if theta is None else float(theta))
         self._n_strong.append(int(strong.sum()))
-        self._strong_calls += strong
+        if self._strong_calls is not None:  # None: a record pickled before it counted (strong_frequency reads Q)
+            self._strong_calls += strong
         if (len(self._generations) - 1) % self.every == 0:
             self._q_generations.append(generation)
             self._q_evaluations.append(evaluations)
@@ -144,7 +145,10 @@ class StructureRecord:
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Unpickling, also of a record made before it kept the best values and the strong counts."""
         state.setdefault("_best_f", [None] * len(state["_generations"]))
-        state.setdefault("_strong_calls", None)  # not known: strong_frequency reads Q
+        if "_strong_calls" not in state:  # exact from Q when Q kept every call, else not known (strong_frequency reads Q)
+            bits = state["_q_bits"]
+            full = state["every"] == 1 and bool(bits)
+            state["_strong_calls"] = np.unpackbits(np.stack(bits), axis=1, count=state["dimension"]).sum(axis=0).astype(np.int64) if full else None
         self.__dict__.update(state)
 
     def chance_n_strong(self) -> NDArray[np.float64]:

@@ -111,6 +111,8 @@ class Variant:
         if self.identify_weak and self.grouping == "none":
             raise ValueError("identify_weak: WI sorts the variables into weak ones and SM's groups, so it needs a grouping "
                              "other than 'none' (with grouping='none' every variable is univariate and WI never runs)")
+        if self.grouping == "greedy" and not self.identify_weak:
+            raise ValueError("grouping: 'greedy' (SM-GC, Fig. 11) clusters the strong set by WI's threshold theta, so it needs identify_weak=True")
         if self.chain and (self.grouping != "none" or self.identify_weak or self.adaptive):
             raise ValueError("chain: MIMIC's chain is a model of all variables and a paper baseline, so it needs "
                              "grouping='none', identify_weak=False and adaptive=False")
@@ -156,6 +158,13 @@ class Variant:
         """SM splits S into groups of at most c (random, Fig. 4, or greedy, Fig. 11): the variants
         for which the setting ``c`` means something."""
         return self.grouping in ("random", "greedy")
+
+    @property
+    def unused_settings(self) -> tuple[str, ...]:
+        """The :class:`~edamcc.Settings` this variant has no use for, which it refuses: WI's
+        ``m_corr`` and ``theta`` without WI (SM-GC and the learned partition need WI too), SM's
+        ``c`` without its groups."""
+        return (() if self.identify_weak else ("m_corr", "theta")) + (() if self.uses_capacity else ("c",))
 
 
 # The default's variant; its opt-in relatives below are it with their own settings.
