@@ -95,6 +95,8 @@ def report(out: Path = OUT, reference: Path | None = None, peer: str = "sep-cma"
     lines = [f"# Self-adaptive EDA-MCC against {label} and the paper's variant", "",
              f"Median F(x) - F(x*) over the runs (0: below 1e-12). Regenerate: `{regenerate_command(out, reference, peer)}`.", ""]  # fmt: skip
     for (dim, budget), table in sorted(medians(runs).items()):
+        if peer != "sep-cma" and not any(peer in row for row in table.values()):
+            continue  # another peer's report: only the cells it was run in
         algs = [a for a in ORDER if any(a in row for row in table.values())]
         ours = [a for a in ADAPTIVE if a in algs]
         n_runs = sorted({sum(1 for r in runs if (r["dim"], r["budget"], r["function"], r["algorithm"]) == key)

@@ -65,4 +65,7 @@ def test_the_verdicts_can_be_against_ipop_sep_cma_es(tmp_path):
     assert "| F11 | 3.00e+00 | 2.55e+02 | 0.00e+00 | behind |" in text and "--peer sep-cma-ipop`" in text
     assert "edamcc-sep-cc: median ahead of IPOP sep-CMA-ES on 0 of 1 functions, tied on 0, behind on 1." in text
     assert "IPOP sep-CMA-ES's median is below 1e-12 on 1 of 1 functions (F11)" in text
+    _write(runs, {("edamcc-sep-cc", "F1"): [1.0] * 3, ("sep-cma", "F1"): [2.0] * 3}, budget=1_000_000)  # no IPOP run
+    assert "## n = 100, 1000000" in adaptive_targets.report(tmp_path)
+    assert "## n = 100, 1000000" not in adaptive_targets.report(tmp_path, peer="sep-cma-ipop")
 
