@@ -19,6 +19,7 @@ generation from :attr:`Run.model` (step 4), or from a fresh run's uniform model 
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -88,7 +89,12 @@ class Run:
         tolfun = (self.progress, self.window) if self.rules.variant.uses_step_size else ()
         return restart_reason(self.model, self.adaptation.multiplier, self.lower, self.upper, *tolfun)  # type: ignore[union-attr]
 
+    @functools.cached_property
+    def widest(self) -> float:
+        """The box's widest variable: the scale of the diverged-model test (once per run, not per generation)."""
+        return float(np.max(self.upper - self.lower))
+
     def stop_reason(self, *, evaluations: int, budget: int | None, best_f: float, target: float | None) -> str | None:
         """The first stopping criterion of :mod:`edamcc.stopping` that holds for this run, or None."""
         return self.progress.reason(evaluations=evaluations, budget=budget, best_f=best_f, target=target,
-                                    max_std=self.model.max_std, window=self.window, widest=float(np.max(self.upper - self.lower)))  # fmt: skip
+                                    max_std=self.model.max_std, window=self.window, widest=self.widest)  # fmt: skip

@@ -145,11 +145,10 @@ class StructureRecord:
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Unpickling, also of a record made before it kept the best values and the strong counts."""
         state.setdefault("_best_f", [None] * len(state["_generations"]))
-        if "_strong_calls" not in state:  # exact from Q when Q kept every call, else not known (strong_frequency reads Q)
-            bits = state["_q_bits"]
-            full = state["every"] == 1 and bool(bits)
-            state["_strong_calls"] = np.unpackbits(np.stack(bits), axis=1, count=state["dimension"]).sum(axis=0).astype(np.int64) if full else None
+        counted = "_strong_calls" in state
         self.__dict__.update(state)
+        if not counted:  # exact from Q when Q kept every call, else not known (strong_frequency reads Q)
+            self._strong_calls = self.q_matrix().sum(axis=1) if self.every == 1 and self._q_bits else None
 
     def chance_n_strong(self) -> NDArray[np.float64]:
         """For each WI call, the #strong that chance alone gives independent variables with that
