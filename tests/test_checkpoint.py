@@ -85,6 +85,7 @@ def test_checkpoint_every_seconds_validated(tmp_path):
 @pytest.mark.parametrize("where, error, message", [
     ("no-such-dir/run.ckpt", ValueError, "checkpoint: directory .* does not exist"),
     ("", ValueError, "checkpoint: .* is a directory"),
+    ("run.ckpt/", ValueError, "checkpoint: .* ends in a separator, as a directory does"),
     (3, TypeError, "checkpoint: expected a file path or None"),
 ])  # fmt: skip
 def test_a_checkpoint_that_cannot_be_written_is_refused_before_any_evaluation(tmp_path, where, error, message):
@@ -94,7 +95,7 @@ def test_a_checkpoint_that_cannot_be_written_is_refused_before_any_evaluation(tm
         calls.append(1)
         return sphere(x)
 
-    path = where if isinstance(where, int) else tmp_path / where
+    path = where if isinstance(where, int) else str(tmp_path) + os.sep + where  # as given: pathlib drops a trailing "/"
     with pytest.raises(error, match=message):
         minimize(counted, BOUNDS, budget=60, checkpoint=path, **KW)
     assert calls == [] and os.listdir(tmp_path) == []
@@ -178,3 +179,42 @@ def test_a_generator_seed_resumes_with_a_larger_budget_when_the_population_follo
     assert first.nfev == 600 and resumed.nfev == 900 and resumed.fun <= first.fun
     with pytest.raises(ValueError, match=r"differs in: seed"):
         minimize(sphere, bounds, budget=900, seed=np.random.default_rng(2), variant=variant, checkpoint=path)
+
+
+def test_an_empty_checkpoint_path_is_refused_before_any_evaluation(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="^checkpoint: expected a file path; got an empty one"):
+        minimize(sphere, BOUNDS, budget=60, checkpoint="", **KW)
+    assert os.listdir(tmp_path) == [] and not [name for name in os.listdir(tmp_path.parent) if name.endswith(".tmp")]
+
+
+def test_a_relative_checkpoint_stays_where_the_call_started_when_fun_changes_directory(tmp_path, monkeypatch):
+    start, scratch = tmp_path / "start", tmp_path / "scratch"
+    start.mkdir(), scratch.mkdir()
+    monkeypatch.chdir(start)
+    calls = []
+
+    def simulator(x):  # a wrapper that runs its simulator in a scratch directory
+        calls.append(1)
+        os.chdir(scratch)
+        return sphere(x)
+
+    first = minimize(simulator, BOUNDS, budget=60, checkpoint="run.ckpt", **KW)
+    assert os.listdir(start) == ["run.ckpt"] and os.listdir(scratch) == []
+    os.chdir(start)
+    calls.clear()
+    again = minimize(simulator, BOUNDS, budget=80, checkpoint="run.ckpt", **KW)  # resumes: only the 20 new evaluations run
+    assert len(calls) == 20 and again.nfev == 80 and again.fun <= first.fun
+
+
+def test_a_saved_checkpoint_keeps_the_files_permissions_and_a_new_one_follows_the_umask(tmp_path):
+    path = tmp_path / "run.ckpt"
+    old = os.umask(0o022)
+    try:
+        minimize(sphere, BOUNDS, budget=40, checkpoint=path, **KW)
+    finally:
+        os.umask(old)
+    assert oct(os.stat(path).st_mode & 0o777) == oct(0o644)  # as any file the process creates, not mkstemp's 0o600
+    os.chmod(path, 0o640)
+    minimize(sphere, BOUNDS, budget=80, checkpoint=path, **KW)  # resumed and saved again
+    assert oct(os.stat(path).st_mode & 0o777) == oct(0o640) and os.listdir(tmp_path) == ["run.ckpt"]

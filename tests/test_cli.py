@@ -81,6 +81,11 @@ def test_variants_and_functions_are_listed(capsys):
          "--plot: the budget, 50, is below one generation (M = 100): no structure to draw"),
         (["solve", "F1", "--variant", "umdac", "--plot", "r.png"], "--plot: variant 'umdac' does not run WI, so there is no structure to draw"),
         (["solve", "F12", "--dim", "3000", "--json", "no-such-dir/r.json"], "--json: directory"),  # before F12's 3000 x 3000 rotation
+        (["solve", "F1", "--json", ""], "--json: expected a file path; got an empty one"),  # an unset $OUT, not "no JSON"
+        (["solve", "F1", "--plot", ""], "--plot: expected a file path; got an empty one"),
+        (["solve", "F1", "--checkpoint", ""], "--checkpoint: expected a file path; got an empty one"),
+        (["solve", "F1", "--json", "no-such-dir/"], "--json: 'no-such-dir/' ends in a separator, as a directory does"),
+        (["solve", "F1", "--checkpoint", "run.ckpt/"], "--checkpoint: 'run.ckpt/' ends in a separator"),
     ],
 )
 def test_clear_errors_before_anything_runs(argv, message, capsys, tmp_path, monkeypatch):
@@ -93,6 +98,38 @@ def test_clear_errors_before_anything_runs(argv, message, capsys, tmp_path, monk
     assert captured.err.startswith("usage: edamcc solve")  # the sub-command's usage
     assert message in captured.err
     assert sorted(os.listdir(tmp_path)) == []  # no stray files
+
+
+@pytest.mark.parametrize("option", [["--variant", "nope"], ["-M", "2"], ["--theta", "5"], ["--repair", "bounce"],
+                                    ["--variant", "umdac", "--plot", "r.png"]])  # fmt: skip
+def test_the_algorithm_options_are_checked_before_the_instance_is_built(option, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+    def built(*args, **kwargs):
+        raise AssertionError("the instance was built before the options were checked")
+
+    monkeypatch.setattr("edamcc.cli.get_function", built)  # F12's rotation at n = 3000 takes seconds
+    with pytest.raises(SystemExit) as exc:
+        main(["solve", "F12", "--dim", "3000", *option])
+    assert exc.value.code == 2 and "usage: edamcc solve" in capsys.readouterr().err
+
+
+def test_an_instance_seed_the_cec2005_files_leave_unused_is_refused_and_not_recorded(tmp_path, capsys):
+    rng = np.random.default_rng(5)
+    np.savetxt(tmp_path / "rosenbrock_func_data.txt", rng.uniform(-80, 80, (1, 100)))
+    np.savetxt(tmp_path / "high_cond_elliptic_rot_data.txt", rng.uniform(-80, 80, (1, 100)))
+    with pytest.raises(SystemExit):  # F8 is only shifted: the file gives all of it
+        main(["solve", "F8", "--dim", "4", "--instance-seed", "7", "--cec2005-data", str(tmp_path)])
+    assert "--instance-seed: F8's instance comes whole from --cec2005-data at n = 4" in capsys.readouterr().err
+    out = tmp_path / "r.json"
+    main(["solve", "F8", "--dim", "4", "--seed", "1", "--budget", "100", "-q", "--cec2005-data", str(tmp_path), "--json", str(out)])
+    assert json.loads(out.read_text())["instance_seed"] is None
+    # F9 at n = 4 has no rotation file: its rotation is drawn from the seed, which is then used and recorded
+    main(["solve", "F9", "--dim", "4", "--seed", "1", "--budget", "100", "-q", "--instance-seed", "7", "--cec2005-data", str(tmp_path),
+          "--json", str(out)])  # fmt: skip
+    assert json.loads(out.read_text())["instance_seed"] == 7
+    main(["solve", "F9", "--dim", "4", "--seed", "1", "--budget", "100", "-q", "--json", str(out)])
+    assert json.loads(out.read_text())["instance_seed"] == 0
 
 
 def test_a_checkpointed_run_resumes_with_the_saved_seed_and_population(tmp_path, capsys, monkeypatch):

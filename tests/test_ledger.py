@@ -168,3 +168,15 @@ def test_numbers_over_the_whole_run_go_on_across_closed_generations_injections_a
     ledger.fill(np.full((4, 2), 80.0) + np.arange(4)[:, None])
     c = ledger.hand_out(2)
     assert ledger.tell(np.concatenate([c[1:], b]), np.array([0.0, 0.0])).tolist() == [9, 4]  # the orphan keeps its number
+
+
+@pytest.mark.parametrize("x", [["0.5", "1", "-1"], [True, False, True], np.array([0.5, 1.0, -1.0], dtype=object)])
+def test_rows_that_are_not_numbers_are_refused_as_values_are(x):
+    from edamcc import EDAMCCStrategy
+
+    es = EDAMCCStrategy(bounds=[(-2.0, 2.0)] * 3, population_size=10, seed=1)
+    with pytest.raises(ValueError, match="^x: expected the rows ask\\(\\) returned, as float64 numbers"):
+        es.inject(x, 1.0)
+    assert es.evaluations == 0
+    es.inject([0.5, 1, -1], 1.0)  # integers are numbers
+    assert es.evaluations == 1

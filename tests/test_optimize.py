@@ -212,3 +212,27 @@ def test_a_dask_client_map_is_refused_by_name_with_the_map_to_use():
             minimize(sphere, LOST_BOX, budget=20, seed=1, population_size=10, workers=client.map)
         res = minimize(sphere, LOST_BOX, budget=20, seed=1, population_size=10, workers=client.get_executor().map)
         assert res.nfev == 20 and not res.failures
+
+
+def test_x0_is_refused_with_what_to_do_instead():
+    with pytest.raises(TypeError, match="^x0: minimize has no starting point .* inject"):
+        minimize(sphere, [(-1, 1)] * 2, budget=20, x0=[0.5, 0.5])
+
+
+def test_a_multiprocessing_pools_map_gets_one_chunk_per_worker():
+    import functools
+    import multiprocessing.pool
+
+    class Counted(multiprocessing.pool.ThreadPool):
+        def map(self, func, iterable, chunksize=None):
+            items = list(iterable)
+            self.tasks.append(len(items))
+            return super().map(func, items, chunksize)
+
+    with Counted(6) as pool:
+        pool.tasks = []
+        serial = minimize(sphere, [(-1, 1)] * 2, budget=24, population_size=12, seed=1)
+        for mapper in (pool.map, functools.partial(pool.map, chunksize=1)):
+            res = minimize(sphere, [(-1, 1)] * 2, budget=24, population_size=12, workers=mapper, seed=1)
+            assert res.nfev == 24 and res.fun == serial.fun
+        assert max(pool.tasks) == 6  # one chunk per worker of the pool (it was 4 whatever its size)

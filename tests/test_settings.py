@@ -111,6 +111,7 @@ def test_the_population_rule_refuses_what_it_cannot_size():
             call()
     with pytest.raises(TypeError, match="^adaptive: expected True or False"):
         default_population_size(100, adaptive=1)
+    assert default_population_size(100, adaptive=np.True_, scale="csa") == default_population_size(100, adaptive=True, scale="csa")
 
 
 def test_nothing_is_clamped():

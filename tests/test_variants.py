@@ -2,6 +2,7 @@
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from edamcc import VARIANTS, EDAMCCStrategy, Variant, get_variant
@@ -93,6 +94,8 @@ def test_a_custom_variant_is_checked_when_it_is_made():
     with pytest.raises(ValueError, match="^direction_free_wi: .*learned_direction=True and identify_weak=True"):
         replace(VARIANTS["edamcc-sep-cc"], direction_free_wi=True)  # no direction to take out
     assert replace(VARIANTS["edamcc-vd"], direction_free_wi=True).direction_free_wi
+    numpy_flag = replace(VARIANTS["edamcc-sep-cc"], name="numpy-flag", active=np.False_)  # a NumPy bool is a flag too
+    assert numpy_flag.active is False and numpy_flag == replace(VARIANTS["edamcc-sep-cc"], name="numpy-flag", active=False)
     for bad_metric in ("Model", None, 1):
         with pytest.raises(ValueError, match=r"^active_metric: expected one of \('diagonal', 'model'\)"):
             replace(VARIANTS["edamcc-sep-cc"], active_metric=bad_metric)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import pickle
-import tempfile
+import secrets
+import stat
 import time
 from typing import Any
 
@@ -86,8 +87,14 @@ def check_path(path: Any, name: str = "checkpoint", *, in_place: bool = False) -
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{name}: expected a file path or None; got {path!r}")
     path = os.fspath(path)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not path:
+        raise ValueError(f"{name}: expected a file path; got an empty one")
     if os.path.isdir(path):
         raise ValueError(f"{name}: {path!r} is a directory; expected a file path")
+    if path.endswith((os.sep,) + ((os.altsep,) if os.altsep else ())):
+        raise ValueError(f"{name}: {path!r} ends in a separator, as a directory does; expected a file path")
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise ValueError(f"{name}: directory {directory!r} does not exist")
@@ -100,11 +107,16 @@ def check_path(path: Any, name: str = "checkpoint", *, in_place: bool = False) -
 
 
 def save(path: str | os.PathLike[str], strategy: EDAMCCStrategy, failures: list[Failure], key: dict[str, Any]) -> None:
-    """Write the checkpoint atomically (temporary file, fsync, ``os.replace``)."""
+    """Write the checkpoint atomically (temporary file, fsync, ``os.replace``).
+
+    The file keeps the permissions of the one it replaces; a new one gets those of any file
+    the process creates (0o666 less the umask), not ``mkstemp``'s owner-only 0o600, so that
+    another account of a cluster group reads it as it would read the run's other output.
+    """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     payload = {"format": FORMAT, "key": key, "strategy": strategy, "failures": list(failures)}
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    fd, tmp = _create_temporary(path, directory)
     try:
         with os.fdopen(fd, "wb") as fh:
             pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -114,6 +126,29 @@ def save(path: str | os.PathLike[str], strategy: EDAMCCStrategy, failures: list[
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def _create_temporary(path: str, directory: str) -> tuple[int, str]:
+    """A new file beside ``path`` (``NAME.<random>.tmp``), open for writing, with the mode of
+    ``path`` if it exists, else 0o666 under the umask (``os.open`` applies it)."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = None
+    while True:
+        tmp = os.path.join(directory, f"{os.path.basename(path)}.{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        except FileExistsError:
+            continue
+        if mode is not None:
+            try:
+                os.chmod(tmp, mode)
+            except BaseException:
+                os.close(fd)
+                os.unlink(tmp)
+                raise
+        return fd, tmp
 
 
 def read(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -76,20 +76,21 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("function", help=argparse.SUPPRESS)
     solve.add_argument("--dim", type=_positive_int, default=50, metavar="N", help="variables (default 50)")
     solve.add_argument("--seed", type=int, default=None, metavar="S", help="optimizer seed (default: drawn and printed)")
-    solve.add_argument("--instance-seed", type=int, default=0, metavar="S", help="seed of the shift/rotation (default 0)")
+    solve.add_argument("--instance-seed", type=int, default=None, metavar="S",
+                       help="shift/rotation seed where no data file gives it (0)")
     solve.add_argument("--cec2005-data", metavar="DIR", default=None, help="official CEC2005 data files (F2, F8-F10, F12, F13)")
     solve.add_argument("--budget", type=_positive_int, default=None, metavar="N", help="evaluations (default 10000 * dim)")
     solve.add_argument("--variant", default=DEFAULT_VARIANT, metavar="V", help=f"default {DEFAULT_VARIANT}; paper: edamcc")
-    solve.add_argument("-M", "--population-size", type=int, default=None, metavar="M", help="M (default: see README)")
+    solve.add_argument("-M", "--population-size", type=int, default=None, metavar="M", help="M (default max(10, 4 + 3 ln n); paper: 10 to 200)")
     solve.add_argument("--selection-ratio", type=float, default=None, metavar="TAU", help="tau (0.5; edamcc-adaptive 0.35)")
     solve.add_argument("--m-corr", type=int, default=None, metavar="K", help="rows for WI (default min(100, m))")
-    solve.add_argument("--theta", type=_theta, default=None, metavar="T", help="WI threshold, auto or exact (paper 0.3)")
+    solve.add_argument("--theta", type=_theta, default=None, metavar="T", help="WI theta: auto (default), exact or 0..1; paper 0.3")
     solve.add_argument("-c", "--capacity", dest="c", type=int, default=Settings.c, help="largest group c (default 20)")
     solve.add_argument("--repair", default=Settings.repair, metavar="R", help="clip (default), reflect or none")
     solve.add_argument("--partition", default=Settings.partition, metavar="P", help="SM groups: random (default) or learned")
     solve.add_argument("--checkpoint", metavar="FILE", help="save every generation; rerun to resume")
     solve.add_argument("--json", metavar="FILE", help="write the result and structure as JSON")
-    solve.add_argument("--plot", metavar="FILE", help="write a PNG of error, #strong and dependencies")
+    solve.add_argument("--plot", metavar="FILE", help="draw error, #strong, pairs (.png, .svg, .pdf)")
     solve.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
     sub.add_parser("functions", help="list the test functions")
@@ -124,7 +125,7 @@ def _check_output(option: str, path: str, parser: argparse.ArgumentParser, in_pl
 def _check_outputs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     """The three output paths: each writable, no two the same file (one would overwrite the other:
     the JSON the checkpoint, or the picture the JSON), and the picture's type known."""
-    given = [(option, path) for option, path in (("--json", args.json), ("--plot", args.plot), ("--checkpoint", args.checkpoint)) if path]
+    given = [(option, path) for option, path in (("--json", args.json), ("--plot", args.plot), ("--checkpoint", args.checkpoint)) if path is not None]
     for option, path in given:
         if option == "--checkpoint":
             _check_output(option, path, parser, in_place=False)
@@ -162,18 +163,11 @@ def _solve(args: argparse.Namespace) -> int:
     except ValueError:
         parser.error(f"--seed: expected a non-negative integer; got {args.seed}")
     _check_outputs(args, parser)  # before an instance is built (a rotation at large n takes seconds)
-    try:
-        data = {} if args.cec2005_data is None else cec2005_instance(args.function, args.dim, args.cec2005_data)
-        if args.instance_seed < 0:
-            parser.error(f"--instance-seed: expected a non-negative integer; got {args.instance_seed}")
-        f = get_function(args.function, args.dim, seed=args.instance_seed, **data)
-        if args.cec2005_data is not None and f.name not in CEC2005_DATA_FILES:
-            parser.error(f"--cec2005-data: {f.name} has no CEC2005 data files (they exist for {', '.join(CEC2005_DATA_FILES)})")
+    if args.instance_seed is not None and args.instance_seed < 0:
+        parser.error(f"--instance-seed: expected a non-negative integer; got {args.instance_seed}")
+    try:  # the algorithm's options, before the instance too
         variant = get_variant(args.variant)
-    except (ValueError, FileNotFoundError) as exc:
-        parser.error(f"--cec2005-data: {exc}" if isinstance(exc, FileNotFoundError) else str(exc))
-    budget = args.budget if args.budget is not None else default_budget(args.dim)
-    try:
+        budget = args.budget if args.budget is not None else default_budget(args.dim)
         settings = Settings(args.population_size, args.selection_ratio, args.m_corr, args.theta, args.c, variant, args.repair,
                             args.partition)
         rules = settings.resolve(args.dim, budget)
@@ -181,6 +175,20 @@ def _solve(args: argparse.Namespace) -> int:
         parser.error(str(exc))
     if args.plot and not variant.identify_weak:
         parser.error(f"--plot: variant {variant.name!r} does not run WI, so there is no structure to draw")
+    instance_seed = 0 if args.instance_seed is None else args.instance_seed
+    try:
+        data = {} if args.cec2005_data is None else cec2005_instance(args.function, args.dim, args.cec2005_data)
+        f = get_function(args.function, args.dim, seed=instance_seed, **data)
+        if args.cec2005_data is not None and f.name not in CEC2005_DATA_FILES:
+            parser.error(f"--cec2005-data: {f.name} has no CEC2005 data files (they exist for {', '.join(CEC2005_DATA_FILES)})")
+    except (ValueError, FileNotFoundError) as exc:
+        parser.error(f"--cec2005-data: {exc}" if isinstance(exc, FileNotFoundError) else str(exc))
+    if data and not any(key in f.data and key not in data for key in ("shift", "rotation", "matrix")):
+        # the files give the whole instance: no part of it is drawn from a seed
+        if args.instance_seed is not None:
+            parser.error(f"--instance-seed: {f.name}'s instance comes whole from --cec2005-data at n = {f.dimension}; "
+                         "no part of it is drawn from a seed")
+        instance_seed = None
     options = dict(variant=variant, population_size=args.population_size, selection_ratio=args.selection_ratio, m_corr=args.m_corr,
                    theta=args.theta, c=args.c, repair=args.repair, partition=args.partition)  # fmt: skip
     resumed = None
@@ -253,7 +261,7 @@ def _solve(args: argparse.Namespace) -> int:
     failed = False
     if args.json:
         payload = {
-            "function": f.name, "dimension": f.dimension, "instance_seed": args.instance_seed,
+            "function": f.name, "dimension": f.dimension, "instance_seed": instance_seed,
             "cec2005_data": args.cec2005_data, "instance_key": f.instance_key, "seed": seed,
             "seed_drawn": drawn, "variant": variant.name, "budget": budget, "population_size": population_size,
             "selection_ratio": rules.settings.selection_ratio, "m_corr": rules.m_corr, "theta": rules.theta, "c": rules.c,

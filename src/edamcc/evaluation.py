@@ -62,7 +62,11 @@ def as_value(value: Any, x: NDArray[np.float64]) -> float:
         v = v.reshape(()).item()
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
         raise TypeError(f"fun returned {value!r} of type {type(value).__name__} at x={x.tolist()}; expected one real number")
-    return float(v)
+    try:
+        return float(v)
+    except OverflowError:  # an int beyond float64's range (e.g. 10**400): not read as inf
+        raise TypeError(f"fun returned an integer of {len(str(abs(int(v))))} digits at x={x.tolist()}; expected one real number "
+                        "within float64's range (up to about 1.8e308)") from None
 
 
 def format_error(exc: BaseException) -> str:
@@ -128,10 +132,10 @@ def evaluate_vectorized(fun: Callable[[NDArray[np.float64]], Any], x: NDArray[np
         raise EvaluationError(f"fun raised on the batch of {x.shape[0]} rows starting x={x[0].tolist()}: {format_error(exc)}", x) from exc
     values = np.asarray(raw) if raw is not None else None
     if values is None or values.dtype.kind not in REAL_KINDS or values.shape != (x.shape[0],):
-        shape = None if values is None else values.shape
+        shape, dtype = (None, None) if values is None else (values.shape, values.dtype)
         raise TypeError(
             f"fun: with vectorized=True it must map a ({x.shape[0]}, {x.shape[1]}) array to ({x.shape[0]},) real numbers; "
-            f"it returned {type(raw).__name__} of shape {shape} for the batch starting x={x[0].tolist()}"
+            f"it returned {type(raw).__name__} of shape {shape} and dtype {dtype} for the batch starting x={x[0].tolist()}"
         )
     return values.astype(np.float64), []
 

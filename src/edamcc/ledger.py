@@ -26,11 +26,15 @@ NEW, OUT, TOLD = 0, 1, 2  # sampled, not handed out / handed out, not told / tol
 def as_batch(x: ArrayLike, f: ArrayLike, dimension: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``(k, n)`` rows and ``(k,)`` values from what a caller of ``tell`` passed.
 
-    A single point may be ``(n,)`` with a scalar value. Values must be real numbers (NaN and
-    inf allowed); strings, None, complex numbers and other objects raise ``ValueError``.
+    A single point may be ``(n,)`` with a scalar value. Rows and values must be real numbers
+    (NaN and inf allowed in values); strings, booleans, None, complex numbers and other objects
+    raise ``ValueError``.
     """
     try:
-        xa = np.asarray(x, dtype=np.float64)
+        xa = np.asarray(x)
+        if xa.dtype.kind not in REAL_KINDS:  # strings and booleans are not coordinates, as they are not values
+            raise TypeError(f"dtype {xa.dtype}")
+        xa = xa.astype(np.float64, copy=False)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"x: expected the rows ask() returned, as float64 numbers; got {type(x).__name__} ({exc})") from exc
     fa = np.asarray(f)

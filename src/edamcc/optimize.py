@@ -59,8 +59,8 @@ def minimize(
             a map-like callable (``executor.map``, ``pool.map``, a Dask or Ray map) called as
             ``workers(fun, rows)``, or an int: that many processes (-1: all cores; ``fun`` must
             then be picklable). Each worker gets ONE chunk of rows per generation
-            (``np.array_split`` into as many chunks as workers; an int or a pool's
-            ``_max_workers`` sets how many, 4 chunks for any other map). Not with
+            (``np.array_split`` into as many chunks as workers; an int or the size of the
+            pool whose ``map`` it is sets how many, 4 chunks for any other map). Not with
             ``vectorized=True`` (``ValueError``).
         vectorized: ``fun`` takes the whole ``(k, n)`` batch.
         callback: called after every generation with an :class:`~scipy.optimize.OptimizeResult`
@@ -108,7 +108,9 @@ def minimize(
             ``c``, ``m_corr``, ``selection_ratio``, ``variant``, ``repair``, ...).
 
     Returns:
-        An :class:`~scipy.optimize.OptimizeResult` with ``x``, ``fun``, ``nfev``, ``nit``
+        An :class:`~scipy.optimize.OptimizeResult` with ``x``, ``fun``, ``nfev`` (the values
+        told; with ``executor=``, evaluations still running when a callback or the target stops
+        the run are left pending and not counted), ``nit``
         (completed generations), ``success`` (False when no evaluation returned a finite
         value: then ``x`` is None, ``fun`` is inf and ``message`` says so), ``message``, ``failures`` (a list of
         :class:`~edamcc.evaluation.Failure` with ``x`` and ``error``), ``structure`` (the
@@ -116,6 +118,9 @@ def minimize(
     """
     if not callable(fun):
         raise TypeError(f"fun: expected a callable; got {fun!r}")
+    if "x0" in options:  # SciPy's local minimizers take one; EDA-MCC samples its first generation from the box
+        raise TypeError("x0: minimize has no starting point (the first generation is drawn from the box); to start "
+                        "from known points, tell them to an EDAMCCStrategy with inject(x, f) and run its ask/tell loop")
     if callback is not None and not callable(callback):
         raise TypeError(f"callback: expected a callable or None; got {callback!r}")
     if budget is None:
@@ -142,6 +147,8 @@ def minimize(
             raise ValueError(f"{name}: applies to steady-state evaluation only; pass executor= too, or leave {name}=None")
     if checkpoint is not None:
         ckpt.check_path(checkpoint)
+        # resolved once: an objective that changes directory must not move the run's checkpoint
+        checkpoint = os.path.abspath(os.fspath(checkpoint))
     elif checkpoint_every is not None:
         raise ValueError("checkpoint_every: applies only with checkpoint=; pass a checkpoint path too, or leave it None")
     saver: ckpt.Checkpointer | None = None
@@ -206,6 +213,18 @@ def _process_pool_map(workers: Any) -> bool:
     return isinstance(getattr(workers, "__self__", None), (ProcessPoolExecutor, multiprocessing.pool.Pool))
 
 
+def _map_size(workers: Any) -> int:
+    """How many chunks a map-like ``workers`` gets: its pool's size for a ``concurrent.futures``
+    pool (``_max_workers``) or a ``multiprocessing`` pool (``_processes``), also inside
+    ``functools.partial``; 4 for any other map."""
+    while isinstance(workers, functools.partial):
+        workers = workers.func
+    owner = getattr(workers, "__self__", None)
+    if isinstance(owner, multiprocessing.pool.Pool):
+        return int(owner._processes)  # type: ignore[attr-defined]
+    return int(getattr(owner, "_max_workers", 0) or 4)
+
+
 def check_workers(workers: Any) -> None:
     """``workers``: None, a map-like callable, a positive int or -1 (one process per CPU)."""
     if workers is None or callable(workers):
@@ -227,8 +246,7 @@ def _run_batches(es: EDAMCCStrategy, fun: Objective, workers: int | MapLike | No
             mapper = pool.map  # type: ignore[assignment]
     elif callable(workers):
         mapper = workers
-        owner = getattr(workers, "__self__", None)
-        n_chunks = int(getattr(owner, "_max_workers", 0) or 4)
+        n_chunks = _map_size(workers)
     try:
         x = ckpt.rerun_rows(es)  # rows in flight when a checkpoint was written: evaluate them again
         while True:

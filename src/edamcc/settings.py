@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .bounds import REPAIR_METHODS
-from .checks import check_dimension, is_int, is_real
+from .checks import check_dimension, check_flag, is_int, is_real
 from .variants import SCALES, VARIANTS, Variant, get_variant
 from .wi_threshold import RULES as THETA_RULES, resolve_theta
 
@@ -66,8 +66,7 @@ def default_population_size(dimension: int, budget: int | None = None, *, adapti
       10,000 n evaluations and more generations of a smaller population use them better.
     """
     dimension, budget = check_dimension(dimension), check_budget(budget)
-    if not isinstance(adaptive, bool):
-        raise TypeError(f"adaptive: expected True or False; got {adaptive!r}")
+    adaptive = check_flag(adaptive, "adaptive")
     if scale not in SCALES:
         raise ValueError(f"scale: expected one of {SCALES}; got {scale!r}")
     if adaptive and scale == "csa":

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, fields, replace
 
+import numpy as np
+
 from .checks import is_int, is_real
 from .models import BLOCK_SCALINGS
 
@@ -101,8 +103,9 @@ class Variant:
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name: expected a non-empty string; got {self.name!r}")
         for field in ("identify_weak", "chain", "adaptive", "active", "learned_direction", "direction_free_wi"):
-            if not isinstance(getattr(self, field), bool):
+            if not isinstance(getattr(self, field), (bool, np.bool_)):  # a NumPy bool too, as checks.check_flag
                 raise ValueError(f"{field}: expected True or False; got {getattr(self, field)!r}")
+            object.__setattr__(self, field, bool(getattr(self, field)))  # stored as Python's bool
         if not (isinstance(self.line_free_path, bool) or (is_real(self.line_free_path) and 0.0 <= self.line_free_path <= 1.0)):
             raise ValueError(f"line_free_path: expected True, False or a weight in [0, 1]; got {self.line_free_path!r}")
         for field, allowed in (("grouping", GROUPINGS), ("block_scaling", BLOCK_SCALINGS), ("scale", SCALES), ("rank_one_path", RANK_ONE_PATHS)):
