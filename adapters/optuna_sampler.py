@@ -93,7 +93,8 @@ class EDAMCCSampler(BaseSampler):
         population_size, selection_ratio, m_corr, theta, c, variant, repair, partition: as in
             :class:`edamcc.Settings` (``repair="none"`` is refused: an Optuna box is bounded).
         budget: the number of trials you plan (optional): with ``population_size=None`` the
-            population follows it through :func:`edamcc.default_population_size`.
+            population of the paper's variants and of ``edamcc-adaptive`` follows it through
+            :func:`edamcc.default_population_size`; the default variant's does not.
         seed: seeds the study (stored by the first sampler that samples it; the stored one wins).
         independent_sampler: for categorical parameters and parameters outside the relative
             search space; default: :class:`optuna.samplers.RandomSampler`'s draw seeded by the

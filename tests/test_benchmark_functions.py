@@ -212,6 +212,9 @@ def test_cec2005_instance_rejects_what_no_file_covers(tmp_path):
     with pytest.raises(FileNotFoundError, match="directory: elliptic_M_D50.txt not found"):
         cec2005_instance("F9", 50, tmp_path)
     assert "rotation" not in cec2005_instance("F9", 40, tmp_path)  # no file exists at 40: the generator's, as officially
+    (tmp_path / "rosenbrock_func_data.txt").write_text("1 2 x 4\n")
+    with pytest.raises(ValueError, match="^directory: rosenbrock_func_data.txt in .* is not a CEC2005 data file"):
+        cec2005_instance("F8", 4, tmp_path)  # the file named, not numpy's bare parse error
 
 
 def test_the_instance_key_names_the_function_its_dimension_and_its_data():

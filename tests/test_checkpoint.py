@@ -6,7 +6,7 @@ import pytest
 
 from edamcc import EDAMCCStrategy, minimize
 from edamcc.benchmark_functions import get_function
-from edamcc.checkpoint import FORMAT, load
+from edamcc.checkpoint import FORMAT, load, save
 
 BOUNDS = [(-2.0, 2.0)] * 4
 KW = dict(population_size=20, seed=7)
@@ -218,3 +218,19 @@ def test_a_saved_checkpoint_keeps_the_files_permissions_and_a_new_one_follows_th
     os.chmod(path, 0o640)
     minimize(sphere, BOUNDS, budget=80, checkpoint=path, **KW)  # resumed and saved again
     assert oct(os.stat(path).st_mode & 0o777) == oct(0o640) and os.listdir(tmp_path) == ["run.ckpt"]
+
+
+def test_an_interrupt_right_after_the_move_into_place_is_raised_as_itself_and_the_checkpoint_kept(tmp_path, monkeypatch):
+    path = tmp_path / "run.ckpt"
+    es = EDAMCCStrategy(bounds=BOUNDS, **KW)
+    replace = os.replace
+
+    def replaced_then_interrupted(src, dst):
+        replace(src, dst)
+        raise KeyboardInterrupt  # Ctrl-C between os.replace and the end of save
+
+    monkeypatch.setattr(os, "replace", replaced_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):  # not FileNotFoundError from removing the moved temporary file
+        save(path, es, [], {"k": 1})
+    monkeypatch.undo()
+    assert os.listdir(tmp_path) == ["run.ckpt"] and load(path, {"k": 1})[0].population_size == es.population_size

@@ -132,6 +132,28 @@ def test_an_instance_seed_the_cec2005_files_leave_unused_is_refused_and_not_reco
     assert json.loads(out.read_text())["instance_seed"] == 0
 
 
+def test_checkpoints_are_saved_at_most_every_ten_seconds_by_default_and_an_interrupt_says_how_to_resume(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    seen = []
+
+    def interrupted(*args, **kwargs):
+        seen.append(kwargs["checkpoint_every"])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("edamcc.cli.minimize", interrupted)
+    for extra, every, said in (([], 10.0, "(saved at most 10 s before)"), (["--checkpoint-every", "0"], None, "(saved at the last generation)"),
+                               (["--checkpoint-every", "2.5"], 2.5, "(saved at most 2.5 s before)")):  # fmt: skip
+        assert main(["solve", "F1", "--dim", "4", "--seed", "1", "-q", "--checkpoint", "c.ckpt", *extra]) == 130
+        assert seen[-1] == every
+        err = capsys.readouterr().err
+        assert err == f"edamcc solve: interrupted; rerun the same command to resume from c.ckpt {said}\n"
+    assert main(["solve", "F1", "--dim", "4", "--seed", "1", "-q"]) == 130 and seen[-1] is None
+    assert capsys.readouterr().err == "edamcc solve: interrupted\n"
+    with pytest.raises(SystemExit):
+        main(["solve", "F1", "--checkpoint-every", "-1"])
+    assert "--checkpoint-every: expected seconds >= 0; got '-1'" in capsys.readouterr().err
+
+
 def test_a_checkpointed_run_resumes_with_the_saved_seed_and_population(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     # without --seed: the README's "rerun to resume" takes the seed from the checkpoint

@@ -45,4 +45,4 @@ __all__ = [
     "repair",
     "start_adaptation",
 ]
-__version__ = "0.7.0"
+__version__ = "0.8.0"

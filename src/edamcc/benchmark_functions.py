@@ -374,7 +374,10 @@ def cec2005_instance(name: str, dimension: int, directory: str | os.PathLike[str
         path = base / file
         if not path.is_file():
             raise FileNotFoundError(f"directory: {file} not found in {str(base)!r} (the CEC2005 data files)")
-        return np.loadtxt(path, ndmin=2)
+        try:
+            return np.loadtxt(path, ndmin=2)
+        except ValueError as exc:
+            raise ValueError(f"directory: {file} in {str(base)!r} is not a CEC2005 data file ({exc})") from exc
 
     table = load(shift_file)
     out: dict[str, NDArray[np.float64]] = {"shift": table[0, :dimension]}

@@ -9,6 +9,7 @@ when the run ends; delete it to start afresh.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import secrets
@@ -123,8 +124,9 @@ def save(path: str | os.PathLike[str], strategy: EDAMCCStrategy, failures: list[
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
+    except BaseException:  # KeyboardInterrupt too; once os.replace has run, the temporary file is the checkpoint
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
         raise
 
 

@@ -52,6 +52,21 @@ def _formatter(prog: str) -> argparse.HelpFormatter:
     return argparse.RawDescriptionHelpFormatter(prog, max_help_position=29, width=80)
 
 
+# The CLI's checkpoints: a save pickles the whole run and syncs it to disk, which on a cheap
+# benchmark function costs more than a generation, so by default at most one every 10 seconds.
+CHECKPOINT_SECONDS = 10.0
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds >= 0; got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected seconds >= 0; got {text!r}")
+    return value
+
+
 def _theta(text: str) -> float | str:
     if text in ("auto", "exact"):
         return text
@@ -88,7 +103,9 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("-c", "--capacity", dest="c", type=int, default=Settings.c, help="largest group c (default 20)")
     solve.add_argument("--repair", default=Settings.repair, metavar="R", help="clip (default), reflect or none")
     solve.add_argument("--partition", default=Settings.partition, metavar="P", help="SM groups: random (default) or learned")
-    solve.add_argument("--checkpoint", metavar="FILE", help="save every generation; rerun to resume")
+    solve.add_argument("--checkpoint", metavar="FILE", help=f"each {CHECKPOINT_SECONDS:g} s (--checkpoint-every S); rerun to resume")
+    # its own line would not fit the screen of help; --checkpoint names it (0: every generation)
+    solve.add_argument("--checkpoint-every", type=_seconds, default=CHECKPOINT_SECONDS, metavar="S", help=argparse.SUPPRESS)
     solve.add_argument("--json", metavar="FILE", help="write the result and structure as JSON")
     solve.add_argument("--plot", metavar="FILE", help="draw error, #strong, pairs (.png, .svg, .pdf)")
     solve.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -178,11 +195,16 @@ def _solve(args: argparse.Namespace) -> int:
     instance_seed = 0 if args.instance_seed is None else args.instance_seed
     try:
         data = {} if args.cec2005_data is None else cec2005_instance(args.function, args.dim, args.cec2005_data)
+    except FileNotFoundError as exc:
+        parser.error(f"--cec2005-data: {exc}")
+    except ValueError as exc:  # an unknown function or dimension is named as such; a bad file under the option
+        parser.error(f"--cec2005-data: {exc}" if str(exc).startswith("directory:") else str(exc))
+    try:
         f = get_function(args.function, args.dim, seed=instance_seed, **data)
-        if args.cec2005_data is not None and f.name not in CEC2005_DATA_FILES:
-            parser.error(f"--cec2005-data: {f.name} has no CEC2005 data files (they exist for {', '.join(CEC2005_DATA_FILES)})")
-    except (ValueError, FileNotFoundError) as exc:
-        parser.error(f"--cec2005-data: {exc}" if isinstance(exc, FileNotFoundError) else str(exc))
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.cec2005_data is not None and f.name not in CEC2005_DATA_FILES:
+        parser.error(f"--cec2005-data: {f.name} has no CEC2005 data files (they exist for {', '.join(CEC2005_DATA_FILES)})")
     if data and not any(key in f.data and key not in data for key in ("shift", "rotation", "matrix")):
         # the files give the whole instance: no part of it is drawn from a seed
         if args.instance_seed is not None:
@@ -233,9 +255,15 @@ def _solve(args: argparse.Namespace) -> int:
         return False
 
     try:
-        result = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, callback=progress, checkpoint=args.checkpoint, **options)
+        result = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, callback=progress, checkpoint=args.checkpoint,
+                          checkpoint_every=(args.checkpoint_every or None) if args.checkpoint else None, **options)  # fmt: skip
     except ValueError as exc:  # pragma: no cover - every argument was checked above
         parser.error(str(exc))
+    except KeyboardInterrupt:
+        when = "at the last generation" if not args.checkpoint_every else f"at most {args.checkpoint_every:g} s before"
+        saved = "" if args.checkpoint is None else f"; rerun the same command to resume from {args.checkpoint} (saved {when})"
+        print(f"edamcc solve: interrupted{saved}", file=sys.stderr)
+        return 130
     elapsed = time.perf_counter() - start
     error = f.error(result.fun)
     record = result.structure
