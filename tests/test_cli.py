@@ -319,3 +319,13 @@ def test_the_read_out_lists_no_variable_or_pair_that_was_never_strong(tmp_path, 
     out = capsys.readouterr().out
     assert "mean #strong 0.0 / 1" in out and "most often" not in out  # one variable is never strong: nothing to list
     assert json.loads((tmp_path / "r.json").read_text())["structure"]["most_often_strong"] == []
+
+
+def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "edamcc", "solve", "F1", "--dim", "5", "--budget", "50000", "--seed", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)  # fmt: skip
+    first = proc.stdout.readline()
+    proc.stdout.close()  # as `| head -1` does
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert first.startswith(b"EDA-MCC variant") and proc.returncode == 1 and "Traceback" not in err

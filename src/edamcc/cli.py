@@ -343,16 +343,20 @@ def _finite_or_null(value: Any) -> Any:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.command == "functions":
-        for name, alias, title in list_functions():
-            f = get_function(name, 2)
-            print(f"{name:4s} {alias:38s} [{f.lower:g}, {f.upper:g}]^n  {title}")
-        return 0
-    if args.command == "variants":
-        for name, v in VARIANTS.items():
-            print(f"{name:15s} {v.description}" + ("  [default]" if name == DEFAULT_VARIANT else ""))
-        return 0
-    return _solve(args)
+    try:
+        if args.command == "functions":
+            for name, alias, title in list_functions():
+                f = get_function(name, 2)
+                print(f"{name:4s} {alias:38s} [{f.lower:g}, {f.upper:g}]^n  {title}")
+            return 0
+        if args.command == "variants":
+            for name, v in VARIANTS.items():
+                print(f"{name:15s} {v.description}" + ("  [default]" if name == DEFAULT_VARIANT else ""))
+            return 0
+        return _solve(args)
+    except BrokenPipeError:  # the reader went away (`edamcc solve ... | head`): stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so that Python's exit flush does not fail again
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover
