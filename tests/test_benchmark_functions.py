@@ -215,6 +215,12 @@ def test_cec2005_instance_rejects_what_no_file_covers(tmp_path):
     (tmp_path / "rosenbrock_func_data.txt").write_text("1 2 x 4\n")
     with pytest.raises(ValueError, match="^directory: rosenbrock_func_data.txt in .* is not a CEC2005 data file"):
         cec2005_instance("F8", 4, tmp_path)  # the file named, not numpy's bare parse error
+    (tmp_path / "rosenbrock_func_data.txt").write_text("")
+    with pytest.raises(ValueError, match="^directory: rosenbrock_func_data.txt in .* has 0 values in a row; expected at least 4"):
+        cec2005_instance("F8", 4, tmp_path)
+    (tmp_path / "rosenbrock_func_data.txt").write_text("1 2 3\n")
+    with pytest.raises(ValueError, match="^directory: rosenbrock_func_data.txt in .* has 3 values in a row; expected at least 4"):
+        cec2005_instance("F8", 4, tmp_path)
 
 
 def test_the_instance_key_names_the_function_its_dimension_and_its_data():

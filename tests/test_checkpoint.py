@@ -85,7 +85,9 @@ def test_checkpoint_every_seconds_validated(tmp_path):
 @pytest.mark.parametrize("where, error, message", [
     ("no-such-dir/run.ckpt", ValueError, "checkpoint: directory .* does not exist"),
     ("", ValueError, "checkpoint: .* is a directory"),
-    ("run.ckpt/", ValueError, "checkpoint: .* ends in a separator, as a directory does"),
+    ("run.ckpt/", ValueError, "checkpoint: .* names a directory, not a file"),
+    ("run.ckpt/.", ValueError, "checkpoint: .* names a directory, not a file"),
+    ("no-such-dir/../run.ckpt", ValueError, "checkpoint: directory .*no-such-dir/..' does not exist"),  # as the system resolves it
     (3, TypeError, "checkpoint: expected a file path or None"),
 ])  # fmt: skip
 def test_a_checkpoint_that_cannot_be_written_is_refused_before_any_evaluation(tmp_path, where, error, message):
@@ -234,3 +236,13 @@ def test_an_interrupt_right_after_the_move_into_place_is_raised_as_itself_and_th
         save(path, es, [], {"k": 1})
     monkeypatch.undo()
     assert os.listdir(tmp_path) == ["run.ckpt"] and load(path, {"k": 1})[0].population_size == es.population_size
+
+
+def test_a_path_object_that_gives_bytes_is_refused_before_any_evaluation(tmp_path):
+    class BytesPath:
+        def __fspath__(self):
+            return os.fsencode(str(tmp_path / "run.ckpt"))
+
+    with pytest.raises(TypeError, match="^checkpoint: expected a str path; got bytes"):
+        minimize(sphere, BOUNDS, budget=60, checkpoint=BytesPath(), **KW)
+    assert os.listdir(tmp_path) == []

@@ -84,8 +84,11 @@ def test_variants_and_functions_are_listed(capsys):
         (["solve", "F1", "--json", ""], "--json: expected a file path; got an empty one"),  # an unset $OUT, not "no JSON"
         (["solve", "F1", "--plot", ""], "--plot: expected a file path; got an empty one"),
         (["solve", "F1", "--checkpoint", ""], "--checkpoint: expected a file path; got an empty one"),
-        (["solve", "F1", "--json", "no-such-dir/"], "--json: 'no-such-dir/' ends in a separator, as a directory does"),
-        (["solve", "F1", "--checkpoint", "run.ckpt/"], "--checkpoint: 'run.ckpt/' ends in a separator"),
+        (["solve", "F1", "--json", "no-such-dir/"], "--json: 'no-such-dir/' names a directory, not a file"),
+        (["solve", "F1", "--json", "r.json/."], "--json: 'r.json/.' names a directory, not a file"),
+        (["solve", "F1", "--json", "no-such-dir/../r.json"], "--json: directory 'no-such-dir/..' does not exist"),
+        (["solve", "F1", "--checkpoint", "run.ckpt/"], "--checkpoint: 'run.ckpt/' names a directory, not a file"),
+        (["solve", "F1", "--checkpoint-every", "5"], "--checkpoint-every: applies only with --checkpoint"),
     ],
 )
 def test_clear_errors_before_anything_runs(argv, message, capsys, tmp_path, monkeypatch):
@@ -134,6 +137,8 @@ def test_an_instance_seed_the_cec2005_files_leave_unused_is_refused_and_not_reco
 
 def test_checkpoints_are_saved_at_most_every_ten_seconds_by_default_and_an_interrupt_says_how_to_resume(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    assert main(["solve", "F1", "--dim", "4", "--seed", "1", "-q", "--budget", "200", "--checkpoint", "c.ckpt"]) == 0  # a saved run
+    capsys.readouterr()
     seen = []
 
     def interrupted(*args, **kwargs):
@@ -149,6 +154,9 @@ def test_checkpoints_are_saved_at_most_every_ten_seconds_by_default_and_an_inter
         assert err == f"edamcc solve: interrupted; rerun the same command to resume from c.ckpt {said}\n"
     assert main(["solve", "F1", "--dim", "4", "--seed", "1", "-q"]) == 130 and seen[-1] is None
     assert capsys.readouterr().err == "edamcc solve: interrupted\n"
+    os.remove("c.ckpt")  # interrupted before the first save: no resume is promised
+    assert main(["solve", "F1", "--dim", "4", "--seed", "1", "-q", "--checkpoint", "c.ckpt"]) == 130
+    assert capsys.readouterr().err == "edamcc solve: interrupted before the first save to c.ckpt; nothing to resume\n"
     with pytest.raises(SystemExit):
         main(["solve", "F1", "--checkpoint-every", "-1"])
     assert "--checkpoint-every: expected seconds >= 0; got '-1'" in capsys.readouterr().err
@@ -322,10 +330,18 @@ def test_the_read_out_lists_no_variable_or_pair_that_was_never_strong(tmp_path, 
 
 
 def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path):
-    proc = subprocess.Popen([sys.executable, "-m", "edamcc", "solve", "F1", "--dim", "5", "--budget", "50000", "--seed", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # stdout buffered, as in a terminal's pipe
+    # a budget long enough that the run is still going when the pipe closes (about 10 s alone)
+    run = [sys.executable, "-m", "edamcc", "solve", "F1", "--dim", "5", "--budget", "1000000", "--seed", "1"]
+    proc = subprocess.Popen(run, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=env)
     first = proc.stdout.readline()
     proc.stdout.close()  # as `| head -1` does
     err = proc.stderr.read().decode()
     proc.wait(timeout=60)
-    assert first.startswith(b"EDA-MCC variant") and proc.returncode == 1 and "Traceback" not in err
+    assert first.startswith(b"EDA-MCC variant") and proc.returncode == 1 and err == ""
+    for argv in (["functions"], ["variants"], ["solve", "F1", "--dim", "5", "--budget", "2000", "-q"]):  # broken at the last flush
+        proc = subprocess.Popen([sys.executable, "-m", "edamcc", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+                                env=env)  # fmt: skip
+        proc.stdout.close()  # as `| true` does
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 1 and err == "", (argv, err)

@@ -96,6 +96,7 @@ def test_a_custom_variant_is_checked_when_it_is_made():
     assert replace(VARIANTS["edamcc-vd"], direction_free_wi=True).direction_free_wi
     numpy_flag = replace(VARIANTS["edamcc-sep-cc"], name="numpy-flag", active=np.False_)  # a NumPy bool is a flag too
     assert numpy_flag.active is False and numpy_flag == replace(VARIANTS["edamcc-sep-cc"], name="numpy-flag", active=False)
+    assert replace(VARIANTS["edamcc-sep-cc"], name="numpy-flag", line_free_path=np.True_).line_free_path is True
     for bad_metric in ("Model", None, 1):
         with pytest.raises(ValueError, match=r"^active_metric: expected one of \('diagonal', 'model'\)"):
             replace(VARIANTS["edamcc-sep-cc"], active_metric=bad_metric)

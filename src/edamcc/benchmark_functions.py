@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -375,9 +376,15 @@ def cec2005_instance(name: str, dimension: int, directory: str | os.PathLike[str
         if not path.is_file():
             raise FileNotFoundError(f"directory: {file} not found in {str(base)!r} (the CEC2005 data files)")
         try:
-            return np.loadtxt(path, ndmin=2)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # numpy's "no data" for an empty file: refused below
+                table = np.loadtxt(path, ndmin=2)
         except ValueError as exc:
             raise ValueError(f"directory: {file} in {str(base)!r} is not a CEC2005 data file ({exc})") from exc
+        if table.shape[0] == 0 or table.shape[1] < dimension:
+            raise ValueError(f"directory: {file} in {str(base)!r} has {table.shape[1] if table.shape[0] else 0} values in a row; "
+                             f"expected at least {dimension}, one per variable")
+        return table
 
     table = load(shift_file)
     out: dict[str, NDArray[np.float64]] = {"shift": table[0, :dimension]}

@@ -88,15 +88,16 @@ def check_path(path: Any, name: str = "checkpoint", *, in_place: bool = False) -
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{name}: expected a file path or None; got {path!r}")
     path = os.fspath(path)
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
+    if isinstance(path, bytes):  # os.PathLike may give bytes; the temporary name beside it is a str
+        raise TypeError(f"{name}: expected a str path; got bytes {path!r}")
     if not path:
         raise ValueError(f"{name}: expected a file path; got an empty one")
     if os.path.isdir(path):
         raise ValueError(f"{name}: {path!r} is a directory; expected a file path")
-    if path.endswith((os.sep,) + ((os.altsep,) if os.altsep else ())):
-        raise ValueError(f"{name}: {path!r} ends in a separator, as a directory does; expected a file path")
-    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.basename(path) in ("", os.curdir, os.pardir):  # "r.json/", "r.json/.", "out/.."
+        raise ValueError(f"{name}: {path!r} names a directory, not a file; expected a file path")
+    # the directory as the system will resolve it, ".." after the names before it (not abspath's text)
+    directory = os.path.dirname(path) or os.curdir
     if not os.path.isdir(directory):
         raise ValueError(f"{name}: directory {directory!r} does not exist")
     if in_place and os.path.exists(path):

@@ -105,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--partition", default=Settings.partition, metavar="P", help="SM groups: random (default) or learned")
     solve.add_argument("--checkpoint", metavar="FILE", help=f"each {CHECKPOINT_SECONDS:g} s (--checkpoint-every S); rerun to resume")
     # its own line would not fit the screen of help; --checkpoint names it (0: every generation)
-    solve.add_argument("--checkpoint-every", type=_seconds, default=CHECKPOINT_SECONDS, metavar="S", help=argparse.SUPPRESS)
+    solve.add_argument("--checkpoint-every", type=_seconds, default=None, metavar="S", help=argparse.SUPPRESS)
     solve.add_argument("--json", metavar="FILE", help="write the result and structure as JSON")
     solve.add_argument("--plot", metavar="FILE", help="draw error, #strong, pairs (.png, .svg, .pdf)")
     solve.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -180,6 +180,9 @@ def _solve(args: argparse.Namespace) -> int:
     except ValueError:
         parser.error(f"--seed: expected a non-negative integer; got {args.seed}")
     _check_outputs(args, parser)  # before an instance is built (a rotation at large n takes seconds)
+    if args.checkpoint_every is not None and args.checkpoint is None:
+        parser.error("--checkpoint-every: applies only with --checkpoint; pass a checkpoint file too")
+    every = CHECKPOINT_SECONDS if args.checkpoint_every is None else args.checkpoint_every
     if args.instance_seed is not None and args.instance_seed < 0:
         parser.error(f"--instance-seed: expected a non-negative integer; got {args.instance_seed}")
     try:  # the algorithm's options, before the instance too
@@ -256,12 +259,16 @@ def _solve(args: argparse.Namespace) -> int:
 
     try:
         result = minimize(f, f.bounds, budget=budget, seed=seed, vectorized=True, callback=progress, checkpoint=args.checkpoint,
-                          checkpoint_every=(args.checkpoint_every or None) if args.checkpoint else None, **options)  # fmt: skip
+                          checkpoint_every=(every or None) if args.checkpoint else None, **options)  # fmt: skip
     except ValueError as exc:  # pragma: no cover - every argument was checked above
         parser.error(str(exc))
     except KeyboardInterrupt:
-        when = "at the last generation" if not args.checkpoint_every else f"at most {args.checkpoint_every:g} s before"
-        saved = "" if args.checkpoint is None else f"; rerun the same command to resume from {args.checkpoint} (saved {when})"
+        saved = ""
+        if args.checkpoint is not None and os.path.exists(args.checkpoint):
+            when = "at the last generation" if not every else f"at most {every:g} s before"
+            saved = f"; rerun the same command to resume from {args.checkpoint} (saved {when})"
+        elif args.checkpoint is not None:  # the first save comes after `every` seconds
+            saved = f" before the first save to {args.checkpoint}; nothing to resume"
         print(f"edamcc solve: interrupted{saved}", file=sys.stderr)
         return 130
     elapsed = time.perf_counter() - start
@@ -348,12 +355,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             for name, alias, title in list_functions():
                 f = get_function(name, 2)
                 print(f"{name:4s} {alias:38s} [{f.lower:g}, {f.upper:g}]^n  {title}")
-            return 0
-        if args.command == "variants":
+            status = 0
+        elif args.command == "variants":
             for name, v in VARIANTS.items():
                 print(f"{name:15s} {v.description}" + ("  [default]" if name == DEFAULT_VARIANT else ""))
-            return 0
-        return _solve(args)
+            status = 0
+        else:
+            status = _solve(args)
+        sys.stdout.flush()  # here, so that a reader gone away is caught below, not at the exit flush
+        return status
     except BrokenPipeError:  # the reader went away (`edamcc solve ... | head`): stop quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so that Python's exit flush does not fail again
         return 1

@@ -64,9 +64,9 @@ def as_value(value: Any, x: NDArray[np.float64]) -> float:
         raise TypeError(f"fun returned {value!r} of type {type(value).__name__} at x={x.tolist()}; expected one real number")
     try:
         return float(v)
-    except OverflowError:  # an int beyond float64's range (e.g. 10**400): not read as inf
-        raise TypeError(f"fun returned an integer of {len(str(abs(int(v))))} digits at x={x.tolist()}; expected one real number "
-                        "within float64's range (up to about 1.8e308)") from None
+    except OverflowError:  # an exact number beyond float64's range (an int such as 10**400, a Fraction): not read as inf
+        raise TypeError(f"fun returned a {type(value).__name__} beyond float64's range at x={x.tolist()}; expected one real "
+                        "number within it (up to about 1.8e308)") from None
 
 
 def format_error(exc: BaseException) -> str:

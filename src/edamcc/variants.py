@@ -106,6 +106,8 @@ class Variant:
             if not isinstance(getattr(self, field), (bool, np.bool_)):  # a NumPy bool too, as checks.check_flag
                 raise ValueError(f"{field}: expected True or False; got {getattr(self, field)!r}")
             object.__setattr__(self, field, bool(getattr(self, field)))  # stored as Python's bool
+        if isinstance(self.line_free_path, np.bool_):
+            object.__setattr__(self, "line_free_path", bool(self.line_free_path))
         if not (isinstance(self.line_free_path, bool) or (is_real(self.line_free_path) and 0.0 <= self.line_free_path <= 1.0)):
             raise ValueError(f"line_free_path: expected True, False or a weight in [0, 1]; got {self.line_free_path!r}")
         for field, allowed in (("grouping", GROUPINGS), ("block_scaling", BLOCK_SCALINGS), ("scale", SCALES), ("rank_one_path", RANK_ONE_PATHS)):
