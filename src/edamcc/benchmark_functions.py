@@ -2,11 +2,11 @@
 
 Each function maps ``(k, n) -> (k,)`` (a single ``(n,)`` point -> a float), carries its
 bounds, optimum value (CEC2005 bias included) and optimum location, and works at any
-dimension (F7, F8 and F13, which couple neighbouring variables, from 2 on). Shifts, rotations and F10's ``A`` are generated from a seed following the CEC2005
-report's procedure for dimensions beyond its data files (Suganthan et al., "Problem
-Definitions and Evaluation Criteria for the CEC 2005 Special Session on Real-Parameter
-Optimization", 2005, and its official ``benchmark_func.m``), or taken from explicit data such
-as the official data files:
+dimension (F7, F8 and F13, which couple neighbouring variables, from 2 on). Shifts,
+rotations and F10's ``A`` are generated from a seed following the CEC2005 report's procedure
+for dimensions beyond its data files (Suganthan et al., "Problem Definitions and Evaluation
+Criteria for the CEC 2005 Special Session on Real-Parameter Optimization", 2005, and its
+official ``benchmark_func.m``), or taken from explicit data such as the official data files:
 
 >>> from edamcc.benchmark_functions import get_function
 >>> f = get_function("F8", dimension=100, seed=1)
