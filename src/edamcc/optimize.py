@@ -205,21 +205,24 @@ def minimize(
     )
 
 
-def _process_pool_map(workers: Any) -> bool:
-    """Whether ``workers`` is the map of a process pool (``concurrent.futures`` or
-    ``multiprocessing``), also inside ``functools.partial``: it sends ``fun`` to other processes."""
+def _map_owner(workers: Any) -> Any:
+    """The object whose bound ``map`` a map-like ``workers`` is, also inside ``functools.partial``
+    (None for a plain function)."""
     while isinstance(workers, functools.partial):
         workers = workers.func
-    return isinstance(getattr(workers, "__self__", None), (ProcessPoolExecutor, multiprocessing.pool.Pool))
+    return getattr(workers, "__self__", None)
+
+
+def _process_pool_map(workers: Any) -> bool:
+    """Whether ``workers`` is the map of a process pool (``concurrent.futures`` or
+    ``multiprocessing``): it sends ``fun`` to other processes."""
+    return isinstance(_map_owner(workers), (ProcessPoolExecutor, multiprocessing.pool.Pool))
 
 
 def _map_size(workers: Any) -> int:
     """How many chunks a map-like ``workers`` gets: its pool's size for a ``concurrent.futures``
-    pool (``_max_workers``) or a ``multiprocessing`` pool (``_processes``), also inside
-    ``functools.partial``; 4 for any other map."""
-    while isinstance(workers, functools.partial):
-        workers = workers.func
-    owner = getattr(workers, "__self__", None)
+    pool (``_max_workers``) or a ``multiprocessing`` pool (``_processes``); 4 for any other map."""
+    owner = _map_owner(workers)
     if isinstance(owner, multiprocessing.pool.Pool):
         return int(owner._processes)  # type: ignore[attr-defined]
     return int(getattr(owner, "_max_workers", 0) or 4)
