@@ -69,3 +69,23 @@ def test_the_verdicts_can_be_against_ipop_sep_cma_es(tmp_path):
     assert "## n = 100, 1000000" in adaptive_targets.report(tmp_path)
     assert "## n = 100, 1000000" not in adaptive_targets.report(tmp_path, peer="sep-cma-ipop")
 
+
+
+def test_a_verdict_the_runs_bear_out_by_a_rank_sum_test_is_marked(tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    _write(runs, {
+        ("edamcc-sep-cc", "F3"): [1.0, 2.0, 3.0, 4.0, 5.0], ("sep-cma", "F3"): [6.0, 7.0, 8.0, 9.0, 10.0],  # all five below: p = 2/252
+        ("edamcc-sep-cc", "F4"): [1.0, 7.0, 3.0, 9.0, 5.0], ("sep-cma", "F4"): [6.0, 2.0, 8.0, 4.0, 10.0],  # median ahead, runs interleaved
+        ("edamcc-sep-cc", "F8"): [9.0, 9.5, 8.0, 8.5, 7.0], ("sep-cma", "F8"): [1.0, 2.0, 3.0, 4.0, 5.0],
+        ("edamcc-sep-cc", "F1"): [1e-13] * 5, ("sep-cma", "F1"): [0.0] * 5,  # all 0 below 1e-12: tied, no test
+    })  # fmt: skip
+    text = adaptive_targets.report(tmp_path)
+    assert "| F3 | 3.00e+00 | 8.00e+00 | ahead* |" in text
+    assert "| F4 | 5.00e+00 | 6.00e+00 | ahead |" in text
+    assert "| F8 | 8.50e+00 | 3.00e+00 | behind* |" in text
+    assert "| F1 | 0.00e+00 | 0.00e+00 | tied |" in text
+    assert ("edamcc-sep-cc: median ahead of sep-CMA-ES on 2 of 4 functions, tied on 1, behind on 1. "
+            "With rank-sum p < 0.05 (*): ahead on 1, behind on 1.") in text  # fmt: skip
+    assert abs(adaptive_targets.rank_sum_p([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]) - 2 / 252) < 1e-12
+    assert adaptive_targets.rank_sum_p([1e-13, 0.0], [0.0, 5e-13]) == 1.0  # every error 0: nothing to order
