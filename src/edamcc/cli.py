@@ -130,6 +130,22 @@ def _structure_summary(record: StructureRecord | None, top: int = 5) -> dict[str
     return out
 
 
+# The Python argument names the checks' messages begin with, and the options that set them here.
+_OPTIONS = {"name": "FUNCTION", "variant": "--variant", "population_size": "-M/--population-size",
+            "selection_ratio": "--selection-ratio", "m_corr": "--m-corr", "theta": "--theta", "c": "-c/--capacity",
+            "repair": "--repair", "partition": "--partition"}  # fmt: skip
+
+
+def _as_options(message: str) -> str:
+    """A check's message in the CLI's words: its leading argument name becomes the option, and a
+    Python ``None`` (the option left out) is said so."""
+    name, colon, rest = message.partition(": ")
+    if not colon or name not in _OPTIONS:
+        return message
+    rest = rest.replace(" or None", "").replace("expected None, got", "leave the option out; got")
+    return f"{_OPTIONS[name]}: {rest}"
+
+
 def _check_output(option: str, path: str, parser: argparse.ArgumentParser, in_place: bool = True) -> None:
     """Fail now, before the run, if ``path`` cannot be written; creates nothing
     (:func:`edamcc.checkpoint.check_path`; ``in_place=False`` for the checkpoint)."""
@@ -192,7 +208,7 @@ def _solve(args: argparse.Namespace) -> int:
                             args.partition)
         rules = settings.resolve(args.dim, budget)
     except ValueError as exc:
-        parser.error(str(exc))
+        parser.error(_as_options(str(exc)))
     if args.plot and not variant.identify_weak:
         parser.error(f"--plot: variant {variant.name!r} does not run WI, so there is no structure to draw")
     instance_seed = 0 if args.instance_seed is None else args.instance_seed
@@ -201,11 +217,11 @@ def _solve(args: argparse.Namespace) -> int:
     except FileNotFoundError as exc:
         parser.error(f"--cec2005-data: {exc}")
     except ValueError as exc:  # an unknown function or dimension is named as such; a bad file under the option
-        parser.error(f"--cec2005-data: {exc}" if str(exc).startswith("directory:") else str(exc))
+        parser.error(f"--cec2005-data: {exc}" if str(exc).startswith("directory:") else _as_options(str(exc)))
     try:
         f = get_function(args.function, args.dim, seed=instance_seed, **data)
     except ValueError as exc:
-        parser.error(str(exc))
+        parser.error(_as_options(str(exc)))
     if args.cec2005_data is not None and f.name not in CEC2005_DATA_FILES:
         parser.error(f"--cec2005-data: {f.name} has no CEC2005 data files (they exist for {', '.join(CEC2005_DATA_FILES)})")
     if data and not any(key in f.data and key not in data for key in ("shift", "rotation", "matrix")):
