@@ -348,3 +348,10 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path):
         proc.stdout.close()  # as `| true` does
         err = proc.stderr.read().decode()
         assert proc.wait(timeout=60) == 1 and err == "", (argv, err)
+
+
+def test_a_variant_without_wi_writes_no_structure_rather_than_zeros(tmp_path, capsys):
+    out_json = tmp_path / "u.json"
+    assert main(["solve", "F1", "--dim", "6", "--seed", "1", "--budget", "600", "--variant", "umdac", "-q", "--json", str(out_json)]) == 0
+    assert strict_json(out_json.read_text())["structure"] is None  # not "strong_frequency": [0.0, ...], never strong
+    assert "learned structure" not in capsys.readouterr().out

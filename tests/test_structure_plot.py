@@ -37,7 +37,7 @@ def test_plot_without_error_history_or_chance_line_and_refuses_an_empty_record(t
     es, _ = _run(6, True, generations=3)
     plot_structure(es.structure, path=str(tmp_path / "s.png"))
     assert (tmp_path / "s.png").read_bytes()[:4] == b"\x89PNG"
-    with pytest.raises(ValueError, match="no generation"):
+    with pytest.raises(ValueError, match="no WI call was recorded"):
         plot_structure(StructureRecord(5), path=str(tmp_path / "e.png"))
     assert not (tmp_path / "e.png").exists()
 
@@ -110,3 +110,52 @@ def test_a_path_without_a_picture_format_is_refused_before_drawing(tmp_path, nam
     with pytest.raises(ValueError, match="path: expected a file name ending in one of .*png"):
         plot_structure(es.structure, path=tmp_path / name)
     assert os.listdir(tmp_path) == []
+
+
+def test_the_plot_leaves_matplotlibs_backend_and_pyplots_figures_alone(tmp_path):
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    es, _ = _run(6, True, generations=3)
+    before = matplotlib.get_backend()
+    with matplotlib.rc_context({"backend": "svg"}):  # a backend other than the one the picture is written with
+        matplotlib.use("svg")
+        figures = plt.get_fignums()
+        plot_structure(es.structure, path=str(tmp_path / "s.png"))
+        assert matplotlib.get_backend() == "svg" and plt.get_fignums() == figures
+    matplotlib.use(before)
+    assert (tmp_path / "s.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_every_argument_is_checked_before_anything_is_drawn(tmp_path, monkeypatch):
+    import matplotlib.figure
+
+    es, errors = _run(6, True, generations=3)
+    drawn = []
+    monkeypatch.setattr(matplotlib.figure, "Figure", lambda *a, **k: drawn.append(1))  # drawing would start here
+    cases = [
+        (dict(record=es), TypeError, "record: expected a StructureRecord"),  # the strategy, not its record
+        (dict(record=None), TypeError, "record: expected a StructureRecord"),  # record_structure=False
+        (dict(path=str(tmp_path / "nodir" / "p.png")), ValueError, "path: directory"),
+        (dict(path=str(tmp_path / "p.pgf")), ValueError, "path: expected a file name ending in one of"),  # needs TeX
+        (dict(dpi=0), ValueError, "dpi: expected a positive number; got 0"),
+        (dict(dpi="high"), ValueError, "dpi: expected a positive number"),
+        (dict(errors=[(10, 5.0), (20, float("nan"))]), ValueError, "errors: expected best errors, not NaN; got NaN at 20"),
+        (dict(errors=[(10, 5.0), (20, -994.0)]), ValueError, r"errors: expected best errors >= 0; got -994 at 20 evaluations: is F\(x\*\) right\?"),
+    ]  # fmt: skip
+    for change, kind, message in cases:
+        kwargs = dict(record=es.structure, path=str(tmp_path / "p.png"), errors=errors) | change
+        with pytest.raises(kind, match=message):
+            plot_structure(kwargs.pop("record"), **kwargs)
+    assert drawn == []
+    umdac = EDAMCCStrategy(bounds=[(-5, 5)] * 4, variant="umdac", seed=0)
+    x = umdac.ask()
+    umdac.tell(x, np.sum(x**2, axis=1))
+    with pytest.raises(ValueError, match=r"record: no WI call was recorded \(a variant without WI"):
+        plot_structure(umdac.structure, path=str(tmp_path / "u.png"))
+
+
+def test_a_zero_error_is_drawn_below_the_rest(tmp_path):
+    es, _ = _run(6, True, generations=3)
+    plot_structure(es.structure, errors=[(10, 5.0), (20, 0.0)], path=str(tmp_path / "z.png"))
+    assert (tmp_path / "z.png").exists()

@@ -160,3 +160,42 @@ def test_aggregate_refuses_records_thinned_differently_and_takes_any_iterable():
     assert aggregate(iter([a, b]))[1].shape == (4, 6)
     with pytest.raises(ValueError, match="record_every"):
         aggregate([a, one(5)])
+
+
+def test_structure_options_without_a_record_are_refused_not_ignored():
+    for option in (dict(record_pairs=True), dict(record_pairs=np.bool_(True)), dict(record_every=3)):
+        name = next(iter(option))
+        with pytest.raises(ValueError, match=f"{name}: applies to the structure record, and record_structure=False keeps none"):
+            EDAMCCStrategy(bounds=[(-5, 5)] * 5, record_structure=False, **option)
+    for option in (dict(), dict(record_pairs=False), dict(record_pairs="auto"), dict(record_every=1)):
+        assert EDAMCCStrategy(bounds=[(-5, 5)] * 5, record_structure=False, **option).structure is None
+
+
+def test_a_record_without_wi_calls_has_no_strong_frequency_and_pairs_are_not_left_out_silently():
+    rec = StructureRecord(4, pairs=False)
+    assert np.isnan(rec.strong_frequency()).all()  # no call: not known, not "never strong"
+    assert rec.to_dict()["strong_frequency"] is None
+    with pytest.raises(ValueError, match="pair counts were not recorded"):
+        rec.to_dict(include_pairs=True)
+    assert StructureRecord(4, pairs=True).to_dict(include_pairs=True)["pair_frequency"] == [[0.0] * 4] * 4
+
+
+def test_dependency_edges_checks_min_frequency_by_name():
+    rec = StructureRecord(3, pairs=True)
+    for bad in ("x", None, True, 1.5, -0.1):
+        with pytest.raises(ValueError, match="min_frequency: expected a number in"):
+            rec.dependency_edges(bad)
+
+
+def test_a_bad_mask_leaves_the_record_unchanged_and_numpy_integers_are_stored_as_ints():
+    import json
+
+    rec = StructureRecord(3)
+    with pytest.raises(ValueError, match=r"strong: expected a boolean mask of shape \(3,\)"):
+        rec.add(0, 10, np.array([True, False]))
+    with pytest.raises(ValueError, match="strong: expected a boolean mask"):
+        rec.add(0, 10, np.array([1, 0, 1]))
+    assert rec.n_wi_calls == 0 and rec.generations.size == 0 and rec.q_matrix().shape == (3, 0)
+    rec.add(np.int64(0), np.int64(10), np.array([True, False, True]))
+    json.dumps(rec.to_dict())  # NumPy integers would not serialize
+    assert rec.strong_frequency().tolist() == [1.0, 0.0, 1.0]

@@ -306,9 +306,9 @@ def _solve(args: argparse.Namespace) -> int:
                      f"theta from {np.nanmin(thetas):.3g} to {np.nanmax(thetas):.3g})")  # fmt: skip
             print(f"  chance alone: about {expected:.{0 if expected >= 10 else 1}f} of {f.dimension} variables would be called strong {where}")
         if summary["most_often_strong"]:
-            print("  most often strong (variable: fraction of generations): " + ", ".join(f"x{i}: {p:.2f}" for i, p in summary["most_often_strong"]))
+            print("  most often strong (variable: fraction of generations): " + ", ".join(f"x{i}: {p:.2g}" for i, p in summary["most_often_strong"]))
         if summary.get("strongest_pairs"):  # none at n = 1, or when no pair was ever dependent
-            print("  most often dependent pairs (|corr| > theta): " + ", ".join(f"(x{i}, x{j}): {p:.2f}" for i, j, p in summary["strongest_pairs"]))
+            print("  most often dependent pairs (|corr| > theta): " + ", ".join(f"(x{i}, x{j}): {p:.2g}" for i, j, p in summary["strongest_pairs"]))
     failed = False
     if args.json:
         payload = {
@@ -320,11 +320,11 @@ def _solve(args: argparse.Namespace) -> int:
             "best_f": result.fun, "error": error, "x": None if result.x is None else result.x.tolist(),
             "nfev": result.nfev, "nit": result.nit, "message": result.message, "seconds": elapsed,
             "resumed_after_evaluations": 0 if resumed is None else resumed.evaluations,  # "seconds": this call's
-            "structure": summary | ({} if record is None else {
+            "structure": None if record is None or record.n_wi_calls == 0 else summary | {  # no WI call: no structure
                 "evaluations": record.evaluations.tolist(), "n_strong": record.n_strong.tolist(),
                 "wi_rows": record.wi_rows.tolist(), "wi_theta": record.wi_theta.tolist(), "best_f": record.best_f.tolist(),
                 "chance_n_strong_per_generation": record.chance_n_strong().tolist(),
-                "strong_frequency": record.strong_frequency().tolist()}),
+                "strong_frequency": record.strong_frequency().tolist()},
         }  # fmt: skip
         try:
             with open(args.json, "w") as fh:
@@ -346,8 +346,8 @@ def _solve(args: argparse.Namespace) -> int:
             try:
                 plot_structure(record, errors=errors, path=args.plot,
                                title=f"{variant.name} on {f.name} ({f.title}), n = {f.dimension}, seed = {seed}")  # fmt: skip
-            except OSError as exc:
-                print(f"edamcc solve: could not write --plot {args.plot}: {exc.strerror or exc}", file=sys.stderr)
+            except (OSError, ValueError) as exc:  # ValueError: its directory went away during the run
+                print(f"edamcc solve: could not write --plot {args.plot}: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
                 failed = True
             else:
                 print(f"wrote {args.plot}")

@@ -64,9 +64,9 @@ class EDAMCCStrategy:
         target: optional value; :meth:`should_stop` turns true once ``best_f <= target``.
         record_structure: keep the per-generation structure record (:attr:`structure`).
         record_pairs: count dependent pairs in an ``(n, n)`` array; ``"auto"`` means
-            ``n <= 2000`` (``True`` for a variant without WI: ``ValueError``).
+            ``n <= 2000`` (``True`` for a variant without WI, or with ``record_structure=False``: ``ValueError``).
         record_every: keep a column of Q every this many WI calls, one per generation that
-            fitted a model (the #strong curve is always kept whole).
+            fitted a model (the #strong curve is always kept whole); other than 1 only with a record.
     """
 
     # For a strategy pickled before these existed (a dumped optimizer): they start afresh at the next tell and close.
@@ -99,9 +99,13 @@ class EDAMCCStrategy:
         rules = settings.resolve(n, self._budget)
         self._target = check_target(target)
         seed = check_seed(seed)
+        pairs_asked = isinstance(record_pairs, (bool, np.bool_)) and bool(record_pairs)  # True, not "auto"
         record_pairs = check_pairs(record_pairs, n, rules.variant)
         check_every(record_every)  # also when nothing is recorded
         record_structure = check_flag(record_structure, "record_structure")
+        if not record_structure and (pairs_asked or record_every != 1):  # asked for, and nothing would be recorded
+            raise ValueError(f"{'record_pairs' if pairs_asked else 'record_every'}: applies to the structure record, and "
+                             "record_structure=False keeps none; leave it at its default or set record_structure=True")  # fmt: skip
         self._record = (
             StructureRecord(n, every=record_every, pairs=record_pairs)
             if record_structure

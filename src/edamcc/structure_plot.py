@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .checkpoint import check_path
 from .checks import is_int, is_real
 from .structure_record import StructureRecord
 from .wi_threshold import chance_strong, pair_exceeds
@@ -31,6 +32,7 @@ from .wi_threshold import chance_strong, pair_exceeds
 #: pairs found dependent in at least this fraction of WI calls are edges for the ordering
 ORDER_THRESHOLD = 0.05
 NOISE_RANGE = 100.0  # panel (c) spans at least this factor above the chance rate, so noise stays faint
+NEEDS_TEX = {"pgf"}  # formats matplotlib writes only through a TeX program: not offered (they fail after the run)
 
 
 def dependency_order(frequency: NDArray[np.float64], threshold: float = ORDER_THRESHOLD) -> NDArray[np.intp]:
@@ -68,7 +70,7 @@ def check_plot_path(path: Any, name: str = "path") -> None:
     another file than the one named."""
     from matplotlib.backend_bases import FigureCanvasBase
 
-    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    formats = sorted(set(FigureCanvasBase.get_supported_filetypes()) - NEEDS_TEX)
     suffix = os.path.splitext(os.fspath(path))[1].lower().lstrip(".")
     if suffix not in formats:
         raise ValueError(f"{name}: expected a file name ending in one of .{', .'.join(formats)}; got {os.fspath(path)!r}")
@@ -86,22 +88,33 @@ def plot_structure(
 ) -> None:
     """Write the three-panel picture of a run to ``path`` (any format matplotlib knows).
 
+    Every argument is checked before anything is drawn. The figure is drawn on its own
+    canvas: matplotlib's backend and pyplot's figures are left as they were.
+
     Args:
-        record: the run's :class:`~edamcc.structure_record.StructureRecord`, with at least one
-            generation.
+        record: the run's :class:`~edamcc.structure_record.StructureRecord` (``res.structure``
+            or ``es.structure``), with at least one WI call.
         path: the output file; its suffix names the format (``ValueError`` for one matplotlib
             cannot write, or none).
         errors: ``(evaluations, best error)`` pairs, e.g. collected by :func:`edamcc.minimize`'s
-            callback from ``r.nfev`` and ``r.fun`` (minus F(x*) when known). None: panel (a)
-            says there is no error history.
+            callback from ``r.nfev`` and ``r.fun`` (minus F(x*) when known); no NaN, none
+            negative (a wrong F(x*) would hide there), 0 drawn below the smallest positive one.
+            None: panel (a) says there is no error history.
         m_corr, theta: WI's sizes for a constant chance line in panel (b) and the colour
             floor of panel (c). None (default): each WI call's own rows and threshold as the
             record holds them (they change at restarts), a stepped line; left out if unknown.
         title: a title over the figure.
+        dpi: the resolution of a raster format, a positive number.
     """
-    if record.n_strong.size == 0:
-        raise ValueError("record: no generation was recorded, there is nothing to draw")
+    if not isinstance(record, StructureRecord):
+        raise TypeError(f"record: expected a StructureRecord (res.structure or es.structure; None when "
+                        f"record_structure=False); got {type(record).__name__}")  # fmt: skip
+    if record.n_wi_calls == 0:
+        raise ValueError("record: no WI call was recorded (a variant without WI, or no generation closed yet); there is nothing to draw")
+    check_path(path, "path", in_place=True)  # the directory, before the drawing takes its seconds
     check_plot_path(path)
+    if not (is_real(dpi) and dpi > 0):
+        raise ValueError(f"dpi: expected a positive number; got {dpi!r}")
     if theta is not None and not (is_real(theta) and 0.0 <= theta <= 1.0):
         raise ValueError(f"theta: expected the number WI used (es.theta, in [0, 1]) or None; got {theta!r}")
     if m_corr is not None and (not is_int(m_corr) or m_corr < 2):
@@ -110,12 +123,11 @@ def plot_structure(
         raise ValueError(f"m_corr, theta: expected both (a constant chance line) or neither (each WI call's own); got {m_corr!r}, {theta!r}")
     if errors is not None and len(errors) and np.shape(errors)[1:] != (2,):
         raise ValueError(f"errors: expected (evaluations, best error) pairs, shape (k, 2); got shape {np.shape(errors)}")
-    import matplotlib
+    if errors is not None and len(errors):
+        _check_errors(np.asarray(errors, dtype=np.float64))
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig = plt.figure(figsize=(11, 7.6))
+    fig = Figure(figsize=(11, 7.6))  # not pyplot's: no backend is chosen, no global figure kept
     grid = fig.add_gridspec(2, 2, width_ratios=[1.25, 1], height_ratios=[1, 1], left=0.07, right=0.92, top=0.9, bottom=0.2, wspace=0.22, hspace=0.45)
     ax_err = fig.add_subplot(grid[0, 0])
     ax_strong = fig.add_subplot(grid[1, 0], sharex=ax_err)
@@ -138,7 +150,17 @@ def plot_structure(
     )
     fig.text(0.07, 0.015, caption, fontsize=8.5, va="bottom", ha="left")
     fig.savefig(path, dpi=dpi)
-    plt.close(fig)
+
+
+def _check_errors(data: NDArray[np.float64]) -> None:
+    """``errors``' best errors: none NaN, none negative (below F(x*): a wrong optimum value)."""
+    values = data[:, 1]
+    if np.isnan(values).any():
+        at = data[np.flatnonzero(np.isnan(values))[0], 0]
+        raise ValueError(f"errors: expected best errors, not NaN; got NaN at {at:g} evaluations")
+    if (values < 0).any():
+        k = np.flatnonzero(values < 0)[0]
+        raise ValueError(f"errors: expected best errors >= 0; got {values[k]:g} at {data[k, 0]:g} evaluations: is F(x*) right?")
 
 
 def _error_panel(ax: Any, errors: Sequence[tuple[int, float]] | NDArray[np.float64] | None) -> None:
@@ -151,7 +173,7 @@ def _error_panel(ax: Any, errors: Sequence[tuple[int, float]] | NDArray[np.float
     values = data[:, 1]
     positive = values[np.isfinite(values) & (values > 0)]
     floor = positive.min() / 10 if positive.size else 1e-12
-    ax.step(data[:, 0], np.where(values > 0, values, floor), where="post", lw=1.2, color="C0")
+    ax.step(data[:, 0], np.where(values > 0, values, floor), where="post", lw=1.2, color="C0")  # 0 (reached): below the rest
     ax.set_yscale("log")
     ax.grid(True, which="major", alpha=0.3)
     ax.tick_params(labelbottom=False)  # shares the evaluations axis with panel (b)
@@ -234,6 +256,6 @@ def _pairs_panel(fig: Any, ax: Any, record: StructureRecord, m_corr: int | None,
     bar.set_label("fraction of generations")
     return (
         f"fraction of generations in which each pair had {above} (log scale from the rate chance alone gives a pair,\n"
-        "white), variables reordered so that dependent groups form blocks on the diagonal (red: pairs in at least "
+        "faint), variables reordered so that dependent groups form blocks on the diagonal (red: pairs in at least "
         f"{ORDER_THRESHOLD:.0%} of generations)."
     )

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .checks import is_int
+from .checks import is_int, is_real
 from .wi_threshold import chance_strong, pair_exceeds
 
 PAIR_COUNTS_AUTO_LIMIT = 2000
@@ -86,11 +86,16 @@ class StructureRecord:
             theta: float | None = None, best_f: float | None = None) -> None:  # fmt: skip
         """Record the strong set S found by WI at ``generation`` (after ``evaluations``
         evaluations), from ``rows`` rows with threshold ``theta`` (None: not known; the chance
-        floor of that call is then unknown), when the best value told was ``best_f``."""
+        floor of that call is then unknown), when the best value told was ``best_f``.
+        ``strong`` is checked before anything is recorded, so a bad call leaves the record as it was."""
+        strong = np.asarray(strong)
+        if strong.dtype != np.bool_ or strong.shape != (self.dimension,):
+            raise ValueError(f"strong: expected a boolean mask of shape ({self.dimension},); got {strong.dtype} of shape {strong.shape}")
+        generation, evaluations = int(generation), int(evaluations)  # NumPy integers are not JSON
         self.n_wi_calls += 1
         self._best_f.append(None if best_f is None else float(best_f))
-        self._generations.append(int(generation))
-        self._evaluations.append(int(evaluations))
+        self._generations.append(generation)
+        self._evaluations.append(evaluations)
         self._wi_rows.append(None if rows is None else int(rows))
         self._wi_theta.append(None if theta is None else float(theta))
         self._n_strong.append(int(strong.sum()))
@@ -176,11 +181,14 @@ class StructureRecord:
 
     def strong_frequency(self) -> NDArray[np.float64]:
         """For each variable, the fraction of the WI calls that called it strong (all of them,
-        also with ``record_every`` > 1; a record pickled before it counted them: of Q's columns)."""
+        also with ``record_every`` > 1; a record pickled before it counted them: of Q's columns).
+        NaN before the first WI call (and for variants without WI): a fraction of no calls is
+        not known, and 0 would read as "never strong"."""
+        if self.n_wi_calls == 0:
+            return np.full(self.dimension, np.nan)
         if self._strong_calls is None:
-            q = self.q_matrix()
-            return q.mean(axis=1) if q.shape[1] else np.zeros(self.dimension)
-        return self._strong_calls / max(self.n_wi_calls, 1)
+            return self.q_matrix().mean(axis=1)
+        return self._strong_calls / self.n_wi_calls
 
     def pair_frequency(self) -> NDArray[np.float64]:
         """Symmetric ``(n, n)``: fraction of WI calls in which |corr(x_i, x_j)| > theta."""
@@ -194,8 +202,8 @@ class StructureRecord:
     def dependency_edges(self, min_frequency: float = 0.5, limit: int | None = None) -> list[tuple[int, int, float]]:
         """Pairs ``(i, j, frequency)`` with i < j found dependent in at least ``min_frequency`` of
         WI calls, most frequent first; at most ``limit`` of them if given."""
-        if not 0.0 <= min_frequency <= 1.0:
-            raise ValueError(f"min_frequency: expected a value in [0, 1]; got {min_frequency!r}")
+        if not (is_real(min_frequency) and 0.0 <= min_frequency <= 1.0):
+            raise ValueError(f"min_frequency: expected a number in [0, 1]; got {min_frequency!r}")
         if limit is not None and (not is_int(limit) or limit < 0):
             raise ValueError(f"limit: expected a non-negative integer or None; got {limit!r}")
         freq = np.triu(self.pair_frequency(), 1)
@@ -204,7 +212,9 @@ class StructureRecord:
         return [(int(a), int(b), float(freq[a, b])) for a, b in zip(i[order], j[order])]
 
     def to_dict(self, *, include_q: bool = True, include_pairs: bool = False) -> dict[str, Any]:
-        """A JSON-ready summary."""
+        """A JSON-ready summary (``strong_frequency`` None before the first WI call);
+        ``include_pairs`` needs the pair counts (:meth:`pair_frequency`'s ``ValueError`` without them)."""
+        pairs = self.pair_frequency().tolist() if include_pairs else None  # refused before anything is built
         out: dict[str, Any] = {
             "dimension": self.dimension,
             "n_runs": self.n_runs,
@@ -216,13 +226,13 @@ class StructureRecord:
             "wi_theta": list(self._wi_theta),
             "best_f": [None if b is None or not np.isfinite(b) else b for b in self._best_f],
             "chance_n_strong": [None if np.isnan(c) else float(c) for c in self.chance_n_strong()],
-            "strong_frequency": self.strong_frequency().tolist(),
+            "strong_frequency": self.strong_frequency().tolist() if self.n_wi_calls else None,
         }
         if include_q:
             out["q_generations"] = list(self._q_generations)
             out["q"] = self.q_matrix().tolist()
-        if include_pairs and self.pair_counts is not None:
-            out["pair_frequency"] = self.pair_frequency().tolist()
+        if include_pairs:
+            out["pair_frequency"] = pairs
         return out
 
 
