@@ -50,6 +50,9 @@ from edamcc import DEFAULT_VARIANT, PAPER_VARIANT, EDAMCCStrategy, Settings, Str
 _FAR = 1e6
 UNBOUNDED_INIT = 2.0
 _CLIP = 5.0e20  # Nevergrad's tell replaces NaN, inf and larger losses by this
+# Asks drawn while one generation stays open, in its populations, before a warning (once per
+# generation): slow evaluations hold a generation a few populations long, a lost one forever.
+STALE_GENERATIONS = 50
 
 
 def standardized_box(parametrization: ng.p.Parameter) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -103,6 +106,7 @@ class _EDAMCC(base.Optimizer):
         self._options: dict[str, Any] = {"bounds": np.column_stack([lower, upper]), **options}
         self._strategy: EDAMCCStrategy | None = None
         self._best: tuple[float, ng.p.Parameter] | None = None  # the lowest unclipped loss told, and its candidate
+        self._held = (0, 0, False)  # (open generation, asks drawn beyond it, warned): a candidate never told
 
     @property
     def strategy(self) -> EDAMCCStrategy:
@@ -124,9 +128,25 @@ class _EDAMCC(base.Optimizer):
         row = es.ask(1)
         if row.shape[0] == 0:  # every candidate of the generation is out: steady-state extra
             row = es.ask_extra(1)
+            self._note_held(es)
         candidate = self.parametrization.spawn_child().set_standardized_data(row[0])
         candidate._meta["edamcc_row"] = row[0]
         return candidate
+
+    def _note_held(self, es: EDAMCCStrategy) -> None:
+        """Count the asks drawn while the same generation stays open, and warn once when they
+        pass ``STALE_GENERATIONS`` populations: a candidate asked and never told keeps its
+        generation open for good, and every later ask comes from that old model."""
+        generation, drawn, warned = self._held if self._held[0] == es.generation else (es.generation, 0, False)
+        drawn += 1
+        if not warned and drawn >= STALE_GENERATIONS * es.population_size:
+            warned = True
+            warnings.warn(f"EDAMCC: {drawn} candidates were asked from the model of generation {generation} while it stays "
+                          "open, because a candidate asked from it was never told (optimizer.strategy.pending() lists the "
+                          f"{len(es.pending())} out now). Tell every asked candidate, a failed one with loss NaN (it ranks "
+                          "worst); a candidate made anew (spawn_child) is another point, not the one asked.",
+                          UserWarning, stacklevel=4)  # fmt: skip
+        self._held = (generation, drawn, warned)
 
     def tell(self, candidate: ng.p.Parameter, loss: Any, *args: Any, **kwargs: Any) -> None:
         """Nevergrad's ``tell``; the strategy gets Nevergrad's loss, constraint penalties
@@ -177,6 +197,7 @@ class _EDAMCC(base.Optimizer):
         the settings a variant does not use were None (its strategy, if not made yet, refuses them)."""
         self.__dict__.update(state)
         self.__dict__.setdefault("_best", None)
+        self.__dict__.setdefault("_held", (0, 0, False))
         for name in get_variant(self._options["variant"]).unused_settings:
             self._options[name] = None
 

@@ -95,7 +95,8 @@ class EDAMCCSampler(BaseSampler):
         budget: the number of trials you plan (optional): with ``population_size=None`` the
             population of the paper's variants and of ``edamcc-adaptive`` follows it through
             :func:`edamcc.default_population_size`; the default variant's does not.
-        seed: seeds the study (stored by the first sampler that samples it; the stored one wins).
+        seed: seeds the study (stored by the first sampler that samples it; the stored one wins,
+            and a sampler whose ``seed`` it is not warns once).
         independent_sampler: for categorical parameters and parameters outside the relative
             search space; default: :class:`optuna.samplers.RandomSampler`'s draw seeded by the
             study's seed, the trial's number and the parameter's name (a function of the study).
@@ -122,6 +123,8 @@ class EDAMCCSampler(BaseSampler):
         independent_sampler: BaseSampler | None = None,
     ) -> None:
         self._settings = Settings(population_size, selection_ratio, m_corr, theta, c, variant, repair, partition)
+        if population_size is not None:  # m and m_corr against M now, not at the first modelled trial
+            self._settings.sizes(population_size)
         if repair == "none":
             raise ValueError("repair: expected 'clip' or 'reflect' (an Optuna box is always bounded); got 'none'")
         if self._settings.variant.population_adaptation:  # blocks are fixed by trial numbers and one M
@@ -264,7 +267,9 @@ class EDAMCCSampler(BaseSampler):
         """
         numeric = self.infer_relative_search_space(study, None)  # type: ignore[arg-type]
         n = len(numeric)
-        record = StructureRecord(n, pairs=(n <= PAIR_COUNTS_AUTO_LIMIT) if pairs is None else pairs)
+        if pairs is not None and not isinstance(pairs, (bool, np.bool_)):  # as record_pairs: not read by its truth value
+            raise ValueError(f"pairs: expected True, False or None; got {pairs!r}")
+        record = StructureRecord(n, pairs=(n <= PAIR_COUNTS_AUTO_LIMIT) if pairs is None else bool(pairs))
         if not n or not self._settings.variant.identify_weak:
             return record
         with self._lock:
@@ -302,7 +307,7 @@ class EDAMCCSampler(BaseSampler):
 
     def _study_seed(self, study: Study, cache: StudyCache, *, final: bool) -> int:
         own = int(np.random.SeedSequence().entropy % 2**63) if self._seed is None else self._seed  # stored only if the study has none
-        return cache.study_seed(study, own, final=final)
+        return cache.study_seed(study, own, final=final, explicit=self._seed is not None)
 
     def _space(self, cache: StudyCache, numeric: dict[str, BaseDistribution]) -> tuple[dict[str, BaseDistribution], _SearchSpaceTransform, tuple]:
         if numeric == cache.relative and cache.transform is not None:  # the usual case: reuse

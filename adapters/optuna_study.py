@@ -140,18 +140,26 @@ class StudyCache:
         x = np.array([transform.transform({k: self.params[t][k] for k in numeric}) for t in numbers])
         return x.reshape(len(numbers), len(numeric)), np.array([self.values[t] for t in numbers], dtype=float)
 
-    def study_seed(self, study: Study, own: int, *, final: bool) -> int:
+    def study_seed(self, study: Study, own: int, *, final: bool, explicit: bool = False) -> int:
         """The study's seed: stored by the first worker that needs one (``own``, its sampler's),
         read by the others. Workers starting together may race to store it; the value is read
-        again until the first generation has closed (by then every racing write has landed) and
-        only then kept."""
+        again until the first generation has closed (by then every racing write has landed), and
+        a value this call stored itself is kept only when a later call reads it back (a racing
+        write may land after this call's read, also in a study whose generations closed before
+        any seed was stored). ``explicit``: ``own`` was given by the user, who is warned, once,
+        when the study's stored seed is another."""
         if self.seed is not None:
             return self.seed
         attrs = study._storage.get_study_system_attrs(study._study_id)
-        if SEED_KEY not in attrs:
+        wrote = SEED_KEY not in attrs
+        if wrote:
             study._storage.set_study_system_attr(study._study_id, SEED_KEY, own)
             attrs = study._storage.get_study_system_attrs(study._study_id)
         seed = int(attrs[SEED_KEY])
-        if final:
+        if final and not wrote:
             self.seed = seed
+            if explicit and seed != own:
+                warnings.warn(f"EDAMCCSampler: study {study.study_name!r} was seeded {seed} by the sampler that sampled it "
+                              f"first; this sampler's seed={own} is not used for it (the stored seed wins, so that every "
+                              "worker builds the same models)", UserWarning, stacklevel=4)  # fmt: skip
         return seed

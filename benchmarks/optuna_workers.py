@@ -99,6 +99,7 @@ def one_run(seed: int, n_trials: int, processes: int, cost: float = 0.0) -> dict
     with tempfile.TemporaryDirectory() as tmp:
         journal = str(Path(tmp) / "journal.log")
         storage = JournalStorage(JournalFileBackend(journal))
+        # this sampler never samples: the first worker that does stores the study's seed (`seed` numbers the run)
         optuna.create_study(study_name="shared", storage=storage, sampler=EDAMCCSampler(seed=seed, population_size=POPULATION))
         ctx = multiprocessing.get_context("spawn")
         share = [n_trials // processes + (k < n_trials % processes) for k in range(processes)]
@@ -112,7 +113,7 @@ def one_run(seed: int, n_trials: int, processes: int, cost: float = 0.0) -> dict
         study = optuna.load_study(study_name="shared", storage=storage)
         trials = study.get_trials()
         best_value = study.best_value
-        fresh = EDAMCCSampler(seed=seed, population_size=POPULATION)
+        fresh = EDAMCCSampler(population_size=POPULATION)  # unseeded, as the workers: it reads the seed they stored
         closed = fresh.closed_generations(study)
         rebuilt = {g: fingerprint(fresh.closed_generation(study, g)[0]) for g in range(1, closed + 1)}
         logged = [json.loads(Path(log).read_text()) if Path(log).exists() else {} for log in logs]

@@ -371,3 +371,33 @@ def test_a_variant_of_the_users_own_runs_as_given_and_survives_dump_and_load(tmp
         path = tmp_path / f"{variant.name}.pkl"
         opt.dump(path)
         assert type(opt).load(path).strategy.variant == variant
+
+
+def test_a_candidate_never_told_warns_once_instead_of_stalling_silently():
+    p = ng.p.Array(shape=(6,), lower=-5, upper=5)
+    p.random_state.seed(0)
+    opt = ng.optimizers.registry["EDAMCC"](p, budget=1500)
+    opt.ask()  # its evaluation crashed and it was never told: its generation never closes
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(1499):
+            c = opt.ask()
+            opt.tell(c, float(np.sum(c.value**2)))
+    held = [w for w in caught if "never told" in str(w.message)]
+    assert len(held) == 1 and held[0].filename == __file__  # once, pointing at the caller's ask
+    assert "generation 0" in str(held[0].message) and "loss NaN" in str(held[0].message)
+
+
+def test_out_of_order_tells_of_several_workers_do_not_warn():
+    p = ng.p.Array(shape=(6,), lower=-5, upper=5)
+    p.random_state.seed(1)
+    opt = ng.optimizers.registry["EDAMCC"](p, budget=3000, num_workers=8)
+    rng = np.random.default_rng(0)
+    out = [opt.ask() for _ in range(8)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(3000 - 8):
+            c = out.pop(int(rng.integers(len(out))))  # a random one of the 8 running finishes
+            opt.tell(c, float(np.sum(c.value**2)))
+            out.append(opt.ask())
+    assert opt.recommend().loss < 1e-3

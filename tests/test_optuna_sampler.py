@@ -224,7 +224,8 @@ def test_any_sampler_instance_rebuilds_the_same_model_from_the_same_trials(tmp_p
     trial = study.ask()  # fixes the new trial's generation
     space = first.infer_relative_search_space(study, study._storage.get_trial(trial._trial_id))
     frozen = study._storage.get_trial(trial._trial_id)
-    assert first.sample_relative(study, frozen, space) == other.sampler.sample_relative(other, frozen, space)
+    with pytest.warns(UserWarning, match="this sampler's seed=999 is not used"):  # the stored seed, 5, wins
+        assert first.sample_relative(study, frozen, space) == other.sampler.sample_relative(other, frozen, space)
 
 
 def test_fail_and_pruned_trials_never_reach_the_model_and_do_not_block():
@@ -675,3 +676,49 @@ def test_seed_accepts_numpy_integers_and_refuses_what_a_study_cannot_store():
     for bad in (-1, True, 1.5, np.random.SeedSequence(1), 2**32):
         with pytest.raises(ValueError, match=r"^seed: expected an integer in \[0, 2\*\*32\) or None"):
             EDAMCCSampler(seed=bad)
+
+
+def test_a_seed_a_racing_worker_overwrote_is_not_kept():
+    # a warm-started study: its generations closed before any edamcc seed was stored
+    warm = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    warm.optimize(objective, n_trials=40)
+    study = optuna.create_study()
+    study.add_trials(warm.trials)
+    sampler = EDAMCCSampler(population_size=12)
+    seeds = []
+    original = sampler._study_seed
+
+    def spy(*args, **kwargs):
+        seeds.append(original(*args, **kwargs))
+        return seeds[-1]
+
+    sampler._study_seed = spy
+    study.sampler = sampler
+    study.optimize(objective, n_trials=1)  # this worker stores its seed, and reads it back
+    other = seeds[-1] + 1
+    study._storage.set_study_system_attr(study._study_id, SEED_KEY, other)  # a racing worker's write lands after that read
+    study.optimize(objective, n_trials=3)
+    assert seeds[-1] == other  # the stored seed, the one every other worker builds its models from
+
+
+def test_a_sampler_whose_seed_the_study_does_not_use_says_so_once():
+    study = run(EDAMCCSampler(seed=1, population_size=10), n_trials=30)
+    study.sampler = EDAMCCSampler(seed=2, population_size=10)
+    with pytest.warns(UserWarning, match=r"was seeded 1 by the sampler that sampled it first; this sampler's seed=2 is not used"):
+        study.optimize(objective, n_trials=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        study.optimize(objective, n_trials=5)
+
+
+def test_structure_checks_pairs_and_a_population_checks_m_corr_at_construction():
+    sampler = EDAMCCSampler(seed=1, population_size=10)
+    study = run(sampler, n_trials=30)
+    for bad in ("no", 2, 1.0):
+        with pytest.raises(ValueError, match="pairs: expected True, False or None"):
+            sampler.structure(study, pairs=bad)
+    assert sampler.structure(study, pairs=np.bool_(False)).pair_counts is None
+    with pytest.raises(ValueError, match=r"m_corr: expected an integer in \[2, m=5\]"):
+        EDAMCCSampler(population_size=10, m_corr=500)
+    with pytest.raises(ValueError, match="population_size"):
+        EDAMCCSampler(population_size=3)
