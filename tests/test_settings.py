@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from edamcc import EDAMCCStrategy, Settings, default_population_size, minimize
+from edamcc.cli import _as_options
 from edamcc.cli import main as cli_main
 from edamcc.settings import check_budget, check_seed, check_target
 
@@ -85,7 +86,8 @@ def test_the_same_bad_value_raises_the_same_error_in_every_entry_point(kwargs, m
     with pytest.raises(SystemExit):
         cli_main(argv)
     err = capsys.readouterr().err
-    assert message in err
+    assert _as_options(text) in err  # the same message, naming the CLI's options
+    assert not re.search(r"\b(population_size|selection_ratio|m_corr)\b:", err)
     ng = pytest.importorskip("nevergrad")
     import edamcc.adapters.nevergrad_optimizer as nevergrad_optimizer
 

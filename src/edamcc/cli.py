@@ -133,7 +133,7 @@ def _structure_summary(record: StructureRecord | None, top: int = 5) -> dict[str
 # The Python argument names the checks' messages begin with, and the options that set them here.
 _OPTIONS = {"name": "FUNCTION", "variant": "--variant", "population_size": "-M/--population-size",
             "selection_ratio": "--selection-ratio", "m_corr": "--m-corr", "theta": "--theta", "c": "-c/--capacity",
-            "repair": "--repair", "partition": "--partition"}  # fmt: skip
+            "repair": "--repair", "partition": "--partition", "population_size and selection_ratio": "-M and --selection-ratio"}  # fmt: skip
 
 
 def _as_options(message: str) -> str:
