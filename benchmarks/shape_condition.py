@@ -100,8 +100,14 @@ def run(algorithm: str, n: int, budget_factor: int, seed: int) -> dict:
             "records": records, "restarts": restarts}
 
 
-def command(args: argparse.Namespace) -> str:
-    """The command line that rewrites this table (the defaults left out)."""
+def command(args: argparse.Namespace, runs: list[dict] | None = None) -> str:
+    """The command line that rewrites this table (the defaults left out). With the ``runs``, the
+    default's runs made when it was another variant are named by that variant (``edamcc-csa`` for
+    0.6's), so that the command reruns what the table shows, not today's default."""
+    if runs is not None:
+        then = next((r.get("variant", LEGACY_DEFAULT) for r in runs if r["algorithm"] == "edamcc"), DEFAULT_VARIANT)
+        named = [then if a == "edamcc" and then != DEFAULT_VARIANT else a for a in args.algorithms]
+        args = argparse.Namespace(**(vars(args) | {"algorithms": named}))
     return rerun_command("shape_condition.py", build_parser(), args, ["dims", "budget_factor", "seeds", "algorithms"])
 
 
@@ -119,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
 def table(runs: list[dict], args: argparse.Namespace, version: str) -> str:
     """Medians over the seeds of the error and of the condition at each checkpoint."""
     lines = [f"{FUNCTION} (shifted rotated elliptic, condition 1e6): median over seeds {args.seeds} of the error and of the "
-             f"sampling variances' condition max / min at each quarter of the budget (edamcc {version}; `{command(args)}`)", ""]  # fmt: skip
+             f"sampling variances' condition max / min at each quarter of the budget (edamcc {version}; `{command(args, runs)}`)", ""]  # fmt: skip
     for n in args.dims:
         lines += [f"## n = {n}, {args.budget_factor} n evaluations", "",
                   "| algorithm | " + " | ".join(f"error at {(k + 1) * args.budget_factor // CHECKPOINTS} n" for k in range(CHECKPOINTS))

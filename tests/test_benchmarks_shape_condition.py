@@ -49,3 +49,13 @@ def test_the_table_gives_medians_over_the_seeds(tmp_path):
     # runs saved before 0.7 name no variant: the default then was edamcc-csa, and their rows say so
     legacy = [{k: v for k, v in r.items() if k != "variant"} for r in runs]
     assert "| default (edamcc-csa) | 6.00e+00 |" in shape_condition.table(legacy, args, "0.6.0")
+
+
+def test_a_report_of_the_defaults_earlier_runs_names_the_variant_they_ran():
+    args = shape_condition.build_parser().parse_args([])
+    args.algorithms = ["edamcc", "edamcc-sep-cc", "sep-cma"]  # 0.6's file: its default's runs are edamcc-csa's
+    legacy = [{"algorithm": "edamcc"}, {"algorithm": "edamcc-sep-cc", "variant": "edamcc-sep-cc"}, {"algorithm": "sep-cma"}]
+    assert shape_condition.command(args, legacy) == "python benchmarks/shape_condition.py --algorithms edamcc-csa edamcc-sep-cc sep-cma"
+    args.algorithms = ["edamcc", "edamcc-csa", "sep-cma"]
+    today = [{"algorithm": "edamcc", "variant": DEFAULT_VARIANT}, {"algorithm": "edamcc-csa", "variant": "edamcc-csa"}, {"algorithm": "sep-cma"}]
+    assert shape_condition.command(args, today) == "python benchmarks/shape_condition.py"
