@@ -50,8 +50,9 @@ from edamcc import DEFAULT_VARIANT, PAPER_VARIANT, EDAMCCStrategy, Settings, Str
 _FAR = 1e6
 UNBOUNDED_INIT = 2.0
 _CLIP = 5.0e20  # Nevergrad's tell replaces NaN, inf and larger losses by this
-# Asks drawn while one generation stays open, in its populations, before a warning (once per
-# generation): slow evaluations hold a generation a few populations long, a lost one forever.
+# Asks drawn while one generation stays open, in populations (or in workers, if more), before a
+# warning (once per generation): slow evaluations hold a generation a few populations long, a
+# lost one forever.
 STALE_GENERATIONS = 50
 
 
@@ -135,16 +136,18 @@ class _EDAMCC(base.Optimizer):
 
     def _note_held(self, es: EDAMCCStrategy) -> None:
         """Count the asks drawn while the same generation stays open, and warn once when they
-        pass ``STALE_GENERATIONS`` populations: a candidate asked and never told keeps its
-        generation open for good, and every later ask comes from that old model."""
+        pass ``STALE_GENERATIONS`` populations (or that many times ``num_workers``, if larger: a
+        batch of many workers is drawn before any tell): a candidate asked and never told keeps
+        its generation open for good, and every later ask comes from that old model."""
         generation, drawn, warned = self._held if self._held[0] == es.generation else (es.generation, 0, False)
         drawn += 1
-        if not warned and drawn >= STALE_GENERATIONS * es.population_size:
+        if not warned and drawn >= STALE_GENERATIONS * max(es.population_size, self.num_workers):
             warned = True
             warnings.warn(f"EDAMCC: {drawn} candidates were asked from the model of generation {generation} while it stays "
-                          "open, because a candidate asked from it was never told (optimizer.strategy.pending() lists the "
-                          f"{len(es.pending())} out now). Tell every asked candidate, a failed one with loss NaN (it ranks "
-                          "worst); a candidate made anew (spawn_child) is another point, not the one asked.",
+                          "open, because a candidate asked from it has not been told yet (optimizer.strategy.pending() lists "
+                          f"the {len(es.pending())} out now). A slow one closes it when told; a lost one holds it open for "
+                          "good: tell every asked candidate, a failed one with loss NaN (it ranks worst); a candidate made "
+                          "anew (spawn_child) is another point, not the one asked.",
                           UserWarning, stacklevel=4)  # fmt: skip
         self._held = (generation, drawn, warned)
 

@@ -268,7 +268,7 @@ class EDAMCCSampler(BaseSampler):
         numeric = self.infer_relative_search_space(study, None)  # type: ignore[arg-type]
         n = len(numeric)
         if pairs is not None and not isinstance(pairs, (bool, np.bool_)):  # as record_pairs: not read by its truth value
-            raise ValueError(f"pairs: expected True, False or None; got {pairs!r}")
+            raise TypeError(f"pairs: expected True, False or None; got {pairs!r}")
         record = StructureRecord(n, pairs=(n <= PAIR_COUNTS_AUTO_LIMIT) if pairs is None else bool(pairs))
         if not n or not self._settings.variant.identify_weak:
             return record

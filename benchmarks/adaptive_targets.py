@@ -68,15 +68,16 @@ def medians(runs: list[dict]) -> dict[tuple, dict[str, dict[str, float]]]:
 
 def rank_sum_p(ours: list[float], theirs: list[float]) -> float:
     """The two-sided Wilcoxon rank-sum (Mann-Whitney U) test's p of two sets of errors, each
-    0 below 1e-12 as the medians are; 1.0 where all are equal (no order to test).
+    0 below 1e-12 as the medians are, NaN (a failed run) as the worst; 1.0 where all are equal
+    (no order to test).
 
     Exact: the share of all splits of the pooled runs into two such sets whose rank sum is at
     least as far from its mean as the observed one (tied errors share their mean rank), so
     ties, common at the 1e-12 floor, need no normal approximation. Beyond EXACT_SPLITS splits,
     scipy's asymptotic test.
     """
-    a = [0.0 if e < ZERO else e for e in ours]
-    b = [0.0 if e < ZERO else e for e in theirs]
+    a = [np.inf if np.isnan(e) else 0.0 if e < ZERO else e for e in ours]
+    b = [np.inf if np.isnan(e) else 0.0 if e < ZERO else e for e in theirs]
     if len(set(a) | set(b)) == 1:
         return 1.0
     if comb(len(a) + len(b), len(a)) > EXACT_SPLITS:

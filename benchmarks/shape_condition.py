@@ -107,7 +107,7 @@ def command(args: argparse.Namespace, runs: list[dict] | None = None) -> str:
     if runs is not None:
         then = next((r.get("variant", LEGACY_DEFAULT) for r in runs if r["algorithm"] == "edamcc"), DEFAULT_VARIANT)
         named = [then if a == "edamcc" and then != DEFAULT_VARIANT else a for a in args.algorithms]
-        args = argparse.Namespace(**(vars(args) | {"algorithms": named}))
+        args = argparse.Namespace(**(vars(args) | {"algorithms": list(dict.fromkeys(named))}))
     return rerun_command("shape_condition.py", build_parser(), args, ["dims", "budget_factor", "seeds", "algorithms"])
 
 

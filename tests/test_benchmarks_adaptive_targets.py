@@ -89,3 +89,5 @@ def test_a_verdict_the_runs_bear_out_by_a_rank_sum_test_is_marked(tmp_path):
             "With rank-sum p < 0.05 (*): ahead on 1, behind on 1.") in text  # fmt: skip
     assert abs(adaptive_targets.rank_sum_p([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]) - 2 / 252) < 1e-12
     assert adaptive_targets.rank_sum_p([1e-13, 0.0], [0.0, 5e-13]) == 1.0  # every error 0: nothing to order
+    nan = float("nan")  # a failed run ranks worst, as NaN does in the package
+    assert adaptive_targets.rank_sum_p([nan] * 5, [1, 2, 3, 4, 5]) == adaptive_targets.rank_sum_p([9] * 5, [1, 2, 3, 4, 5]) == 2 / 252

@@ -59,3 +59,5 @@ def test_a_report_of_the_defaults_earlier_runs_names_the_variant_they_ran():
     args.algorithms = ["edamcc", "edamcc-csa", "sep-cma"]
     today = [{"algorithm": "edamcc", "variant": DEFAULT_VARIANT}, {"algorithm": "edamcc-csa", "variant": "edamcc-csa"}, {"algorithm": "sep-cma"}]
     assert shape_condition.command(args, today) == "python benchmarks/shape_condition.py"
+    both = [{"algorithm": "edamcc"}, {"algorithm": "edamcc-csa", "variant": "edamcc-csa"}, {"algorithm": "sep-cma"}]
+    assert shape_condition.command(args, both) == "python benchmarks/shape_condition.py --algorithms edamcc-csa sep-cma"  # once

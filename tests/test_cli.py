@@ -92,6 +92,8 @@ def test_variants_and_functions_are_listed(capsys):
         (["solve", "F1", "--variant", "umdac", "--theta", "0.5"], "--theta: variant 'umdac' does not run WI (identify_weak=False), so it "
                                                                   "does not use theta; leave the option out; got 0.5"),
         (["solve", "F1", "--partition", "grouped"], "--partition: expected one of"),
+        (["solve", "F7", "--dim", "1"], "--dim: F7 needs at least 2 variables"),
+        (["solve", "F1", "-M", "3"], "-M and --selection-ratio: floor(tau * M)"),
     ],
 )
 def test_clear_errors_before_anything_runs(argv, message, capsys, tmp_path, monkeypatch):

@@ -383,7 +383,7 @@ def test_a_candidate_never_told_warns_once_instead_of_stalling_silently():
         for _ in range(1499):
             c = opt.ask()
             opt.tell(c, float(np.sum(c.value**2)))
-    held = [w for w in caught if "never told" in str(w.message)]
+    held = [w for w in caught if "has not been told yet" in str(w.message)]
     assert len(held) == 1 and held[0].filename == __file__  # once, pointing at the caller's ask
     assert "generation 0" in str(held[0].message) and "loss NaN" in str(held[0].message)
 
@@ -401,3 +401,16 @@ def test_out_of_order_tells_of_several_workers_do_not_warn():
             opt.tell(c, float(np.sum(c.value**2)))
             out.append(opt.ask())
     assert opt.recommend().loss < 1e-3
+
+
+def test_a_batch_of_many_workers_told_in_full_does_not_warn():
+    p = ng.p.Array(shape=(10,), lower=-5, upper=5)
+    p.random_state.seed(0)
+    opt = ng.optimizers.registry["EDAMCC"](p, budget=1800, num_workers=600)  # 59 populations asked before any tell
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(3):
+            batch = [opt.ask() for _ in range(600)]
+            for c in reversed(batch):
+                opt.tell(c, float(np.sum(c.value**2)))
+    assert len(opt.strategy.pending()) == 0

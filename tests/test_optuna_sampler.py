@@ -715,7 +715,7 @@ def test_structure_checks_pairs_and_a_population_checks_m_corr_at_construction()
     sampler = EDAMCCSampler(seed=1, population_size=10)
     study = run(sampler, n_trials=30)
     for bad in ("no", 2, 1.0):
-        with pytest.raises(ValueError, match="pairs: expected True, False or None"):
+        with pytest.raises(TypeError, match="pairs: expected True, False or None"):
             sampler.structure(study, pairs=bad)
     assert sampler.structure(study, pairs=np.bool_(False)).pair_counts is None
     with pytest.raises(ValueError, match=r"m_corr: expected an integer in \[2, m=5\]"):

@@ -138,8 +138,10 @@ def test_every_argument_is_checked_before_anything_is_drawn(tmp_path, monkeypatc
         (dict(record=None), TypeError, "record: expected a StructureRecord"),  # record_structure=False
         (dict(path=str(tmp_path / "nodir" / "p.png")), ValueError, "path: directory"),
         (dict(path=str(tmp_path / "p.pgf")), ValueError, "path: expected a file name ending in one of"),  # needs TeX
-        (dict(dpi=0), ValueError, "dpi: expected a positive number; got 0"),
-        (dict(dpi="high"), ValueError, "dpi: expected a positive number"),
+        (dict(path=None), TypeError, "path: expected a file path; got None"),
+        (dict(dpi=0), ValueError, "dpi: expected a positive finite number; got 0"),
+        (dict(dpi=float("inf")), ValueError, "dpi: expected a positive finite number; got inf"),
+        (dict(dpi="high"), ValueError, "dpi: expected a positive finite number"),
         (dict(errors=[(10, 5.0), (20, float("nan"))]), ValueError, "errors: expected best errors, not NaN; got NaN at 20"),
         (dict(errors=[(10, 5.0), (20, -994.0)]), ValueError, r"errors: expected best errors >= 0; got -994 at 20 evaluations: is F\(x\*\) right\?"),
     ]  # fmt: skip

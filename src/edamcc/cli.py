@@ -131,7 +131,7 @@ def _structure_summary(record: StructureRecord | None, top: int = 5) -> dict[str
 
 
 # The Python argument names the checks' messages begin with, and the options that set them here.
-_OPTIONS = {"name": "FUNCTION", "variant": "--variant", "population_size": "-M/--population-size",
+_OPTIONS = {"name": "FUNCTION", "dimension": "--dim", "variant": "--variant", "population_size": "-M/--population-size",
             "selection_ratio": "--selection-ratio", "m_corr": "--m-corr", "theta": "--theta", "c": "-c/--capacity",
             "repair": "--repair", "partition": "--partition", "population_size and selection_ratio": "-M and --selection-ratio"}  # fmt: skip
 
@@ -143,6 +143,7 @@ def _as_options(message: str) -> str:
     if not colon or name not in _OPTIONS:
         return message
     rest = rest.replace(" or None", "").replace("expected None, got", "leave the option out; got")
+    rest = rest.replace("selection_ratio", "tau").replace("population_size", "M")  # as the help's TAU and M
     return f"{_OPTIONS[name]}: {rest}"
 
 

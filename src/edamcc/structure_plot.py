@@ -111,10 +111,12 @@ def plot_structure(
                         f"record_structure=False); got {type(record).__name__}")  # fmt: skip
     if record.n_wi_calls == 0:
         raise ValueError("record: no WI call was recorded (a variant without WI, or no generation closed yet); there is nothing to draw")
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path: expected a file path; got {path!r}")
     check_path(path, "path", in_place=True)  # the directory, before the drawing takes its seconds
     check_plot_path(path)
-    if not (is_real(dpi) and dpi > 0):
-        raise ValueError(f"dpi: expected a positive number; got {dpi!r}")
+    if not (is_real(dpi) and 0 < dpi < np.inf):
+        raise ValueError(f"dpi: expected a positive finite number; got {dpi!r}")
     if theta is not None and not (is_real(theta) and 0.0 <= theta <= 1.0):
         raise ValueError(f"theta: expected the number WI used (es.theta, in [0, 1]) or None; got {theta!r}")
     if m_corr is not None and (not is_int(m_corr) or m_corr < 2):
