@@ -132,7 +132,6 @@ def report(out: Path = OUT, reference: Path | None = None, peer: str = "sep-cma"
     runs = load_runs(out / "runs")
     if reference is not None:
         runs = with_reference(runs, load_runs(Path(reference) / "runs"))
-    counts = {(r["dim"], r["budget"], r["function"], r["algorithm"]) for r in runs}
     errors = errors_of(runs)
     lines = [f"# Self-adaptive EDA-MCC against {label} and the paper's variant", "",
              f"Median F(x) - F(x*) over the runs (0: below 1e-12). Regenerate: `{regenerate_command(out, reference, peer)}`.", ""]  # fmt: skip
@@ -141,8 +140,7 @@ def report(out: Path = OUT, reference: Path | None = None, peer: str = "sep-cma"
             continue  # another peer's report: only the cells it was run in
         algs = [a for a in ORDER if any(a in row for row in table.values())]
         ours = [a for a in ADAPTIVE if a in algs]
-        n_runs = sorted({sum(1 for r in runs if (r["dim"], r["budget"], r["function"], r["algorithm"]) == key)
-                         for key in counts if key[:2] == (dim, budget)})  # fmt: skip
+        n_runs = sorted({len(cell) for key, cell in errors.items() if key[:2] == (dim, budget)})
         lines += [f"## n = {dim}, {budget} evaluations ({budget // dim} n), {'/'.join(map(str, n_runs))} run(s) per cell", "",
                   "| function | " + " | ".join(algs) + "".join(f" | {a} vs {label}" for a in ours) + " |",
                   "|---|" + "---|" * (len(algs) + len(ours))]  # fmt: skip

@@ -76,17 +76,18 @@ def seed_key(seed: Any) -> Any:
     return int(seed)
 
 
-def check_path(path: Any, name: str = "checkpoint", *, in_place: bool = False) -> None:
+def check_path(path: Any, name: str = "checkpoint", *, in_place: bool = False, optional: bool = False) -> None:
     """Raise before a run if no file can be written at ``path`` (nothing is created).
 
     :func:`save` writes a temporary file in the checkpoint's directory and moves it over
     ``path``, so that directory must exist and be writable; ``path`` must not be a directory.
     ``in_place=True`` is for a file written where it stands (the CLI's ``--json`` and
     ``--plot``): an existing file must be writable itself, a new one needs a writable directory.
-    ``name`` is the argument named in the messages (``"--checkpoint"`` for the CLI).
+    ``name`` is the argument named in the messages (``"--checkpoint"`` for the CLI);
+    ``optional``: the argument may also be None (then the caller does not call this).
     """
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{name}: expected a file path or None; got {path!r}")
+        raise TypeError(f"{name}: expected a file path{' or None' if optional else ''}; got {path!r}")
     path = os.fspath(path)
     if isinstance(path, bytes):  # os.PathLike may give bytes; the temporary name beside it is a str
         raise TypeError(f"{name}: expected a str path; got bytes {path!r}")

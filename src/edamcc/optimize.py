@@ -146,7 +146,7 @@ def minimize(
         if executor is None and value is not None:
             raise ValueError(f"{name}: applies to steady-state evaluation only; pass executor= too, or leave {name}=None")
     if checkpoint is not None:
-        ckpt.check_path(checkpoint)
+        ckpt.check_path(checkpoint, optional=True)
         # resolved once: an objective that changes directory must not move the run's checkpoint
         checkpoint = os.path.abspath(os.fspath(checkpoint))
     elif checkpoint_every is not None:

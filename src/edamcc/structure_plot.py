@@ -111,8 +111,6 @@ def plot_structure(
                         f"record_structure=False); got {type(record).__name__}")  # fmt: skip
     if record.n_wi_calls == 0:
         raise ValueError("record: no WI call was recorded (a variant without WI, or no generation closed yet); there is nothing to draw")
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path: expected a file path; got {path!r}")
     check_path(path, "path", in_place=True)  # the directory, before the drawing takes its seconds
     check_plot_path(path)
     if not (is_real(dpi) and 0 < dpi < np.inf):
